@@ -1,0 +1,171 @@
+"""Devices and array modules, as in ``chainer.backend``.
+
+Device specifiers follow Chainer: ``'@numpy'``, ``-1`` or ``'-1'`` for the
+NumPy CPU device, ``'@intel64'`` for oneDNN, ``'@cupy:N'`` or an integer
+``N >= 0`` for a GPU, a ``Device`` object, or the ``numpy``/``cupy`` module.
+"""
+import contextlib
+import re
+
+import numpy
+
+from cpuframe.backends import cuda, intel64
+from cpuframe.backends._base import Device
+from cpuframe.backends._cpu import CpuDevice
+from cpuframe.backends.cuda import GpuDevice
+from cpuframe.backends.intel64 import Intel64Device
+
+__all__ = [
+    'Device', 'CpuDevice', 'Intel64Device', 'GpuDevice', 'DeviceResident',
+    'get_device', 'get_device_from_array', 'get_array_module',
+    'using_device', 'copyto', 'is_array', 'cpu_device',
+]
+
+cpu_device = CpuDevice()
+_CUPY_SPEC = re.compile(r'^@cupy:(\d+)$')
+
+
+def get_device(device_spec):
+    """Return the ``Device`` that ``device_spec`` names.
+
+    Raises ``ValueError`` for a specifier that names no device, and
+    ``RuntimeError`` when the named backend is not available here.
+    """
+    if isinstance(device_spec, Device):
+        return device_spec
+    if isinstance(device_spec, cuda.DummyDeviceType):
+        return cpu_device
+    if device_spec is numpy:
+        return cpu_device
+    if cuda.cupy is not None and device_spec is cuda.cupy:
+        return GpuDevice(cuda.cupy.cuda.Device())
+    if isinstance(device_spec, (int, numpy.integer)) and \
+            not isinstance(device_spec, bool):
+        if device_spec < 0:
+            return cpu_device
+        return GpuDevice.from_device_id(int(device_spec))
+    if isinstance(device_spec, str):
+        spec = device_spec.strip()
+        if spec in ('@numpy', '-1'):
+            return cpu_device
+        if spec == '@intel64':
+            return Intel64Device()
+        match = _CUPY_SPEC.match(spec)
+        if match:
+            return GpuDevice.from_device_id(int(match.group(1)))
+        if spec.isdigit():
+            return GpuDevice.from_device_id(int(spec))
+        if spec.startswith('native') or spec.startswith('cuda'):
+            raise ValueError(
+                'get_device: ChainerX devices are not supported by cpuframe, '
+                'got {!r}; use \'@numpy\', \'@intel64\' or \'@cupy:N\''.format(
+                    device_spec))
+    if cuda.cupy is not None and isinstance(device_spec, cuda.cupy.cuda.Device):
+        return GpuDevice(device_spec)
+    raise ValueError(
+        "get_device: expected a device specifier ('@numpy', -1, '@intel64', "
+        "'@cupy:N', N >= 0 or a Device), got {!r}".format(device_spec))
+
+
+def is_array(x):
+    """True for arrays any device of this process can hold."""
+    return isinstance(x, numpy.ndarray) or cuda.is_cupy_array(x) or \
+        intel64.is_native_array(x)
+
+
+def get_array_module(*args):
+    """``cupy`` when any argument (array or Variable) is on a GPU, else ``numpy``."""
+    return cuda.get_array_module(*args)
+
+
+def get_device_from_array(array):
+    """The device an array (or a Variable's array) lives on."""
+    if hasattr(array, 'array') and not isinstance(array, numpy.ndarray):
+        array = array.array
+    if cuda.is_cupy_array(array):
+        return GpuDevice.from_array(array)
+    if intel64.is_native_array(array):
+        return Intel64Device()
+    return cpu_device
+
+
+@contextlib.contextmanager
+def using_device(device_spec):
+    """Make a device current inside a ``with`` block."""
+    device = get_device(device_spec)
+    with device.create_context():
+        yield device
+
+
+def copyto(dst, src):
+    """Copy ``src`` into ``dst`` across devices (``dst[...] = src``)."""
+    if cuda.is_cupy_array(dst):
+        src = cuda.to_gpu(src, dst.device) if not cuda.is_cupy_array(src) \
+            else src
+        with dst.device:
+            cuda.cupy.copyto(dst, src)
+    else:
+        numpy.copyto(dst, cuda.to_cpu(src))
+
+
+class DeviceResident:
+    """An object whose arrays live on one device (the base of ``Link``).
+
+    Subclasses override ``device_resident_accept`` to visit the arrays and
+    child residents they own.
+    """
+
+    def __init__(self):
+        self._device = cpu_device
+
+    @property
+    def device(self):
+        """The ``Device`` this object's arrays live on."""
+        return self._device
+
+    @property
+    def xp(self):
+        """The array module of ``device``."""
+        return self._device.xp
+
+    def device_resident_accept(self, visitor):
+        visitor.visit_device_resident(self)
+
+    def to_device(self, device):
+        """Move every array this object owns to ``device``; return self."""
+        device = get_device(device)
+        self.device_resident_accept(_ToDeviceVisitor(device))
+        return self
+
+    def to_cpu(self):
+        """Move to the NumPy CPU device."""
+        return self.to_device(cpu_device)
+
+    def to_gpu(self, device=None):
+        """Move to a GPU (the current one when ``device`` is None)."""
+        cuda.check_cuda_available()
+        if device is None:
+            device = cuda.cupy.cuda.Device()
+        return self.to_device(device if isinstance(device, Device)
+                              else GpuDevice(device) if not isinstance(device, int)
+                              else GpuDevice.from_device_id(device))
+
+    def to_intel64(self):
+        """Move to the Intel64 (oneDNN) device."""
+        return self.to_device(Intel64Device())
+
+
+class _ToDeviceVisitor:
+    """Moves the arrays a DeviceResident visits to one device."""
+
+    def __init__(self, device):
+        self.device = device
+
+    def visit_device_resident(self, resident):
+        resident._device = self.device
+
+    def visit_array(self, array):
+        return self.device.send(array)
+
+    def visit_variable(self, variable):
+        variable.to_device(self.device)

@@ -1,0 +1,170 @@
+"""Thread-local configuration with Chainer's keys and defaults.
+
+``global_config`` holds process-wide values; ``config`` reads the calling
+thread's overrides first and falls back to ``global_config``.  Use
+``using_config(name, value)`` to change a value for a ``with`` block.
+"""
+import contextlib
+import os
+import sys
+import threading
+
+import numpy
+
+_USE_IDEEP_VALUES = ('never', 'auto', 'always')
+_USE_CUDNN_VALUES = ('never', 'auto', 'always')
+
+
+def _validate(name, value):
+    """Raise ``ValueError`` for values the framework cannot act on."""
+    if name == 'use_ideep' and value not in _USE_IDEEP_VALUES:
+        raise ValueError(
+            'config.use_ideep: expected one of {}, got {!r}'.format(
+                ', '.join(repr(v) for v in _USE_IDEEP_VALUES), value))
+    if name == 'use_cudnn' and value not in _USE_CUDNN_VALUES:
+        raise ValueError(
+            'config.use_cudnn: expected one of {}, got {!r}'.format(
+                ', '.join(repr(v) for v in _USE_CUDNN_VALUES), value))
+    if name == 'dtype' and value is not None:
+        dt = numpy.dtype(value)
+        if dt.kind != 'f':
+            raise ValueError(
+                'config.dtype: expected a floating point dtype, got '
+                '{!r}'.format(value))
+
+
+class GlobalConfig:
+    """Process-wide configuration values."""
+
+    def __setattr__(self, name, value):
+        _validate(name, value)
+        super().__setattr__(name, value)
+
+    def show(self, file=sys.stdout):
+        """Print every key and its value, sorted by key."""
+        for key in sorted(vars(self)):
+            file.write('{:<24}{}\n'.format(key, getattr(self, key)))
+
+
+class LocalConfig:
+    """Thread-local configuration falling back to a global one."""
+
+    def __init__(self, global_config):
+        super().__setattr__('_global', global_config)
+        super().__setattr__('_local', threading.local())
+
+    def __delattr__(self, name):
+        delattr(self._local, name)
+
+    def __getattr__(self, name):
+        local = super().__getattribute__('_local')
+        if name in local.__dict__:
+            return local.__dict__[name]
+        return getattr(super().__getattribute__('_global'), name)
+
+    def __setattr__(self, name, value):
+        _validate(name, value)
+        setattr(self._local, name, value)
+
+    def show(self, file=sys.stdout):
+        """Print every key visible from this thread and its value."""
+        keys = set(vars(self._global)) | set(vars(self._local))
+        for key in sorted(keys):
+            file.write('{:<24}{}\n'.format(key, getattr(self, key)))
+
+
+def _env_use_ideep():
+    for var in ('CPUFRAME_USE_IDEEP', 'CHAINER_USE_IDEEP'):
+        value = os.environ.get(var)
+        if value:
+            if value not in _USE_IDEEP_VALUES:
+                raise ValueError(
+                    '{}: expected one of {}, got {!r}'.format(
+                        var, ', '.join(_USE_IDEEP_VALUES), value))
+            return value
+    return 'auto'
+
+
+def _env_flag(name, default):
+    value = os.environ.get('CPUFRAME_' + name, os.environ.get('CHAINER_' + name))
+    if value is None:
+        return default
+    return value not in ('0', '', 'false', 'False')
+
+
+global_config = GlobalConfig()
+config = LocalConfig(global_config)
+
+global_config.train = True
+global_config.enable_backprop = True
+global_config.type_check = _env_flag('TYPE_CHECK', True)
+global_config.debug = _env_flag('DEBUG', False)
+global_config.use_ideep = _env_use_ideep()
+global_config.use_cudnn = os.environ.get('CHAINER_USE_CUDNN', 'auto')
+global_config.cudnn_deterministic = _env_flag('CUDNN_DETERMINISTIC', False)
+global_config.use_cudnn_tensor_core = 'auto'
+global_config.autotune = False
+global_config.keep_graph_on_report = _env_flag('KEEP_GRAPH_ON_REPORT', False)
+global_config.lazy_grad_sum = _env_flag('LAZY_GRAD_SUM', False)
+global_config.use_static_graph = True
+global_config.dtype = numpy.dtype(
+    os.environ.get('CPUFRAME_DTYPE', os.environ.get('CHAINER_DTYPE', 'float32')))
+global_config.in_recomputing = False
+global_config.schedule_func = None
+global_config.warn_nondeterministic = False
+global_config.compute_mode = None
+
+
+_MISSING = object()
+
+
+@contextlib.contextmanager
+def using_config(name, value, config=config):
+    """Set ``config.<name>`` to ``value`` inside a ``with`` block.
+
+    The previous thread-local value (or its absence) is restored on exit,
+    also when the block raises.
+    """
+    old = config._local.__dict__.get(name, _MISSING) \
+        if isinstance(config, LocalConfig) else getattr(config, name, _MISSING)
+    setattr(config, name, value)
+    try:
+        yield
+    finally:
+        if old is _MISSING:
+            delattr(config, name)
+        else:
+            setattr(config, name, old)
+
+
+def no_backprop_mode():
+    """Context in which functions build no computational graph."""
+    return using_config('enable_backprop', False)
+
+
+def force_backprop_mode():
+    """Context in which functions build the graph even inside no_backprop_mode."""
+    return using_config('enable_backprop', True)
+
+
+def is_debug():
+    """Return ``config.debug``."""
+    return bool(config.debug)
+
+
+def set_debug(debug):
+    """Set the global debug flag."""
+    global_config.debug = debug
+
+
+class DebugMode:
+    """Context manager switching ``config.debug`` (Chainer's DebugMode)."""
+
+    def __init__(self, debug):
+        self._cm = using_config('debug', debug)
+
+    def __enter__(self):
+        self._cm.__enter__()
+
+    def __exit__(self, *args):
+        self._cm.__exit__(*args)

@@ -1,0 +1,327 @@
+"""FunctionNode: one differentiable operation in the graph, and ``grad``.
+
+An op subclasses ``FunctionNode`` and provides ``forward_cpu`` (NumPy),
+``forward_gpu`` (CuPy) or an xp-generic ``forward``, and ``backward`` built
+of other FunctionNodes.  An op with a oneDNN kernel also provides
+``forward_intel64`` and ``intel64_supports(inputs)``; whether that route
+runs is decided here, in ``_choose_intel64``, and nowhere else.
+"""
+import weakref
+
+import numpy
+
+from cpuframe import backend
+from cpuframe.backends import intel64
+from cpuframe.configuration import config
+from cpuframe.utils import type_check
+from cpuframe.variable import (
+    Variable, _backprop, _check_nan, as_variable)
+
+
+class FunctionNode:
+    """A node of the computational graph: an operation and its backward.
+
+    Subclasses implement ``forward`` (or ``forward_cpu``/``forward_gpu``),
+    ``backward``, optionally ``check_type_forward`` and, for a oneDNN
+    kernel, ``forward_intel64`` plus ``intel64_supports``.
+    """
+
+    inputs = None
+    outputs = None
+    rank = 0
+    _input_indexes_to_retain = None
+    _output_indexes_to_retain = None
+    _retained_output_data = None
+    _output_meta = None
+    lazy_grad_sum = False
+
+    @property
+    def label(self):
+        """The name shown in errors and graph dumps (the class name)."""
+        return type(self).__name__
+
+    @property
+    def local_function_hooks(self):
+        return {}
+
+    def __repr__(self):
+        return '<{} rank={}>'.format(self.label, self.rank)
+
+    # -- forward ------------------------------------------------------------
+    def apply(self, inputs):
+        """Compute the outputs of this function on ``inputs``.
+
+        ``inputs`` are Variables or arrays (arrays become constants).
+        Returns a tuple of Variables.  The graph is recorded only when
+        ``config.enable_backprop`` holds and some input requires a gradient.
+        """
+        input_vars = [as_variable(x) for x in inputs]
+        in_data = tuple(x.array for x in input_vars)
+        requires_grad = any(x.requires_grad for x in input_vars)
+
+        if config.type_check:
+            self._check_data_type_forward(in_data)
+
+        self._input_indexes_to_retain = None
+        self._output_indexes_to_retain = None
+        if self._choose_intel64(in_data):
+            outputs = self.forward_intel64(in_data)
+        else:
+            outputs = self.forward(in_data)
+        if not isinstance(outputs, tuple):
+            raise TypeError(
+                '{}.forward: expected a tuple of arrays, got {}'.format(
+                    self.label, type(outputs).__name__))
+        for y in outputs:
+            if not backend.is_array(y):
+                raise TypeError(
+                    '{}.forward: expected a tuple of arrays, got an element '
+                    'of type {}'.format(self.label, type(y).__name__))
+        if config.debug:
+            _check_nan(outputs, 'the forward computation of ' + self.label)
+
+        build_graph = requires_grad and config.enable_backprop
+        ret = tuple(Variable(y, requires_grad=build_graph) for y in outputs)
+        if build_graph:
+            self.rank = max([x.rank for x in input_vars], default=0)
+            self.inputs = tuple(x.node for x in input_vars)
+            for y in ret:
+                y.creator_node = self
+            self.outputs = tuple(weakref.ref(y.node) for y in ret)
+            self._output_meta = tuple(
+                (y.shape, y.dtype, backend.get_device_from_array(y))
+                for y in outputs)
+            if self._input_indexes_to_retain is not None:
+                for i in self._input_indexes_to_retain:
+                    input_vars[i].retain_data()
+            if self._output_indexes_to_retain is not None:
+                self._retained_output_data = tuple(
+                    outputs[i] for i in self._output_indexes_to_retain)
+        else:
+            self._input_indexes_to_retain = None
+            self._output_indexes_to_retain = None
+        return ret
+
+    def _check_data_type_forward(self, in_data):
+        in_types = type_check.get_types(in_data, 'in_types', False)
+        try:
+            self.check_type_forward(in_types)
+        except type_check.InvalidType as e:
+            msg = 'Invalid operation is performed in: {0} (Forward)\n\n{1}'.format(
+                self.label, str(e))
+            raise type_check.InvalidType(e.expect, e.actual, msg=msg) from None
+
+    def check_type_forward(self, in_types):
+        """Check the shapes and dtypes of the inputs (no-op by default)."""
+
+    def _choose_intel64(self, inputs):
+        """Whether this call runs ``forward_intel64``: the single route choice.
+
+        Arrays already on the Intel64 device use the oneDNN route whenever
+        the op supports them.  Otherwise ``config.use_ideep`` decides:
+        'never' keeps the NumPy path, 'always' takes every supported case,
+        'auto' only those ``intel64_profitable`` approves.
+        """
+        if type(self).forward_intel64 is FunctionNode.forward_intel64:
+            return False
+        if backend.get_array_module(*inputs) is not numpy:
+            return False
+        on_device = any(intel64.is_native_array(x) for x in inputs)
+        mode = config.use_ideep
+        if mode == 'never' and not on_device:
+            return False
+        if not intel64.is_ideep_available():
+            if mode == 'always':
+                intel64.check_ideep_available()
+            return False
+        if not self.intel64_supports(inputs):
+            return False
+        if mode == 'auto' and not on_device:
+            return bool(self.intel64_profitable(inputs))
+        return True
+
+    def intel64_supports(self, inputs):
+        """Whether ``forward_intel64`` can compute these inputs exactly."""
+        return False
+
+    def intel64_profitable(self, inputs):
+        """Whether oneDNN is known to be faster here (used by 'auto')."""
+        return True
+
+    def forward_intel64(self, inputs):
+        """The oneDNN route; ops with a native kernel override it."""
+        raise NotImplementedError
+
+    def forward(self, inputs):
+        """Dispatch to ``forward_cpu`` or ``forward_gpu`` by array module."""
+        if backend.get_array_module(*inputs) is numpy:
+            return self.forward_cpu(inputs)
+        return self.forward_gpu(inputs)
+
+    def forward_cpu(self, inputs):
+        raise NotImplementedError(
+            '{}: no forward for NumPy arrays'.format(self.label))
+
+    def forward_gpu(self, inputs):
+        raise NotImplementedError(
+            '{}: no forward for CuPy arrays'.format(self.label))
+
+    # -- retention ------------------------------------------------------------
+    def retain_inputs(self, indexes):
+        """Keep the inputs at ``indexes`` for backward (call in forward)."""
+        self._input_indexes_to_retain = tuple(indexes)
+
+    def retain_outputs(self, indexes):
+        """Keep the outputs at ``indexes`` for backward (call in forward)."""
+        self._output_indexes_to_retain = tuple(indexes)
+
+    def get_retained_inputs(self):
+        """The retained inputs as Variables connected to the graph."""
+        if self._input_indexes_to_retain is None or self.inputs is None:
+            return ()
+        return tuple(self.inputs[i].get_variable()
+                     for i in self._input_indexes_to_retain)
+
+    def get_retained_outputs(self):
+        """The retained outputs as Variables connected to the graph."""
+        if self._output_indexes_to_retain is None or self.outputs is None:
+            return ()
+        ret = []
+        for i, data in zip(self._output_indexes_to_retain,
+                           self._retained_output_data):
+            node = self.outputs[i]()
+            if node is None:
+                var = Variable(data, requires_grad=True)
+                var.creator_node = self
+                outputs = list(self.outputs)
+                outputs[i] = weakref.ref(var.node)
+                self.outputs = tuple(outputs)
+                node = var.node
+            node.data = data
+            ret.append(node.get_variable())
+        return tuple(ret)
+
+    @property
+    def output_data(self):
+        """The retained output arrays (Chainer compatibility)."""
+        return self._retained_output_data
+
+    # -- backward -------------------------------------------------------------
+    def backward(self, target_input_indexes, grad_outputs):
+        """Return gradients (Variables) of the inputs at ``target_input_indexes``.
+
+        ``grad_outputs`` holds one Variable per output.  The computation
+        must use FunctionNodes so that it can be differentiated again.
+        """
+        raise NotImplementedError(
+            '{}: backward is not implemented'.format(self.label))
+
+    def backward_accumulate(self, target_input_indexes, grad_outputs,
+                            grad_inputs):
+        """``backward`` plus the gradients already computed for the inputs."""
+        gxs = self.backward(target_input_indexes, grad_outputs)
+        ret = []
+        for gx, g_in in zip(gxs, grad_inputs):
+            if g_in is None:
+                ret.append(gx)
+            elif gx is None:
+                ret.append(g_in)
+            else:
+                ret.append(gx + g_in)
+        return tuple(ret)
+
+    def _zero_output(self, index):
+        shape, dtype, device = self._output_meta[index]
+        return device.xp.zeros(shape, dtype=dtype)
+
+    def _call_backward(self, targets, grad_outputs):
+        gxs = self.backward(targets, grad_outputs)
+        if not isinstance(gxs, (tuple, list)):
+            gxs = (gxs,)
+        gxs = tuple(gxs)
+        if len(gxs) == len(self.inputs) and len(gxs) != len(targets):
+            gxs = tuple(gxs[i] for i in targets)
+        if len(gxs) != len(targets):
+            raise ValueError(
+                '{}.backward: expected {} gradients (one per target input), '
+                'got {}'.format(self.label, len(targets), len(gxs)))
+        ret = []
+        for i, gx in zip(targets, gxs):
+            if gx is None:
+                ret.append(None)
+                continue
+            if not isinstance(gx, Variable):
+                gx = Variable(gx, requires_grad=False)
+            node = self.inputs[i]
+            if node.shape is not None and tuple(gx.shape) != node.shape:
+                raise ValueError(
+                    '{}.backward: the gradient of input {} has shape {}, '
+                    'expected {}'.format(self.label, i, gx.shape, node.shape))
+            ret.append(gx)
+        if config.debug:
+            _check_nan(ret, 'the backward computation of ' + self.label)
+        return ret
+
+    def unchain(self):
+        """Forget the links to inputs and outputs."""
+        for ref in self.outputs or ():
+            node = ref()
+            if node is not None:
+                node.unchain()
+        self.inputs = None
+        self.outputs = None
+        self._retained_output_data = None
+
+    def add_hook(self, hook, name=None):
+        raise NotImplementedError('function hooks are not supported yet')
+
+
+def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
+         retain_grad=False, enable_double_backprop=False, loss_scale=None):
+    """Gradients of ``outputs`` w.r.t. ``inputs``, leaving ``.grad`` untouched.
+
+    Returns a list with one Variable (or None where no path exists) per
+    input.  ``grad_outputs`` defaults to ones for outputs of size 1.  Only
+    the part of the graph between the inputs and the outputs is walked.
+    With ``enable_double_backprop=True`` the returned gradients are
+    themselves differentiable.
+    """
+    if isinstance(outputs, Variable) or not isinstance(outputs, (list, tuple)):
+        raise TypeError('grad: expected outputs as a tuple or list of '
+                        'Variables, got {}'.format(type(outputs).__name__))
+    if isinstance(inputs, Variable) or not isinstance(inputs, (list, tuple)):
+        raise TypeError('grad: expected inputs as a tuple or list of '
+                        'Variables, got {}'.format(type(inputs).__name__))
+    for x in list(outputs) + list(inputs):
+        if not isinstance(x, Variable):
+            raise TypeError('grad: expected Variables, got {}'.format(
+                type(x).__name__))
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise ValueError('grad: expected {} grad_outputs, got {}'.format(
+            len(outputs), len(grad_outputs)))
+    seeds = []
+    for y, gy in zip(outputs, grad_outputs):
+        if gy is None:
+            if y.size != 1:
+                raise ValueError(
+                    'grad: grad_outputs is required for an output of shape '
+                    '{}'.format(y.shape))
+            gy = Variable(y.xp.ones_like(y.array), requires_grad=False)
+        elif not isinstance(gy, Variable):
+            gy = Variable(gy, requires_grad=False)
+        if loss_scale is not None:
+            gy = gy * loss_scale
+        seeds.append(gy)
+    target_nodes = {x.node for x in inputs}
+    results = _backprop([y.node for y in outputs], seeds, retain_grad,
+                        enable_double_backprop, target_nodes=target_nodes)
+    gxs = [results.get(x.node) for x in inputs]
+    if grad_inputs is not None:
+        gxs = [g if gi is None else (as_variable(gi) if g is None else g + gi)
+               for g, gi in zip(gxs, grad_inputs)]
+    if set_grad:
+        for x, g in zip(inputs, gxs):
+            x.grad_var = g
+    return gxs

@@ -1,0 +1,3 @@
+"""connection functions."""
+
+__all__ = []

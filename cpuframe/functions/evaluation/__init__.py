@@ -1,0 +1,3 @@
+"""evaluation functions."""
+
+__all__ = []

@@ -1,0 +1,534 @@
+"""Arithmetic on Variables: + - * / ** @, negation and absolute value.
+
+Binary operations broadcast their operands as NumPy does (as Chainer 7
+does); backward sums gradients back to each operand's shape.  A Python or
+NumPy scalar operand is a constant cast to the Variable's dtype; an array
+operand is a constant of the same dtype.
+"""
+import numpy
+
+from cpuframe import backend, utils
+from cpuframe.function_node import FunctionNode
+from cpuframe.utils import type_check
+from cpuframe.variable import Variable
+
+
+def _sum_to(gx, shape):
+    from cpuframe.functions.array.sum_to import sum_to
+    if gx.shape == tuple(shape):
+        return gx
+    return sum_to(gx, shape)
+
+
+def _check_binary(in_types):
+    type_check.argname(in_types, ('lhs', 'rhs'))
+    type_check.expect(in_types[0].dtype == in_types[1].dtype)
+    type_check.expect_broadcast_shapes(in_types[0].shape, in_types[1].shape)
+
+
+def _check_unary(in_types):
+    type_check.argname(in_types, ('x',))
+    type_check.expect(in_types[0].dtype.kind == 'f')
+
+
+def _check_rhs(lhs, rhs, op):
+    """Classify ``rhs`` as a Variable, array constant or scalar constant."""
+    if isinstance(rhs, Variable):
+        return rhs
+    if backend.is_array(rhs):
+        if rhs.dtype != lhs.dtype:
+            raise TypeError(
+                '{}: expected an array operand of dtype {} (the Variable\'s), '
+                'got {}'.format(op, lhs.dtype, rhs.dtype))
+        return Variable(rhs, requires_grad=False)
+    if numpy.isscalar(rhs) and not isinstance(rhs, (str, bytes)):
+        return lhs.dtype.type(rhs)
+    raise TypeError('{}: expected a Variable, an array or a scalar, got '
+                    '{}'.format(op, type(rhs).__name__))
+
+
+class Neg(FunctionNode):
+    @property
+    def label(self):
+        return '__neg__'
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('x',))
+
+    def forward(self, inputs):
+        return utils.force_array(-inputs[0]),
+
+    def backward(self, indexes, gy):
+        return neg(gy[0]),
+
+
+def neg(x):
+    """Elementwise negation, ``-x``."""
+    return Neg().apply((x,))[0]
+
+
+class Absolute(FunctionNode):
+    @property
+    def label(self):
+        return '|_|'
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return utils.force_array(abs(inputs[0])),
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0]
+        return grad_outputs[0] * x.xp.sign(x.array).astype(x.dtype, copy=False),
+
+
+def absolute(x):
+    """Elementwise absolute value, ``|x|``."""
+    return Absolute().apply((x,))[0]
+
+
+class Add(FunctionNode):
+    @property
+    def label(self):
+        return '_ + _'
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types)
+
+    def forward(self, inputs):
+        x0, x1 = inputs
+        self._shapes = (x0.shape, x1.shape)
+        return utils.force_array(x0 + x1),
+
+    def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        return tuple(_sum_to(gy, self._shapes[i]) for i in indexes)
+
+
+class AddConstant(FunctionNode):
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return '_ + const'
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('x',))
+
+    def forward(self, inputs):
+        return utils.force_array(inputs[0] + self.value, inputs[0].dtype),
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0],
+
+
+class MultiAdd(FunctionNode):
+    """The sum of several same-shaped arrays, used to accumulate gradients."""
+
+    @property
+    def label(self):
+        return 'MultiAdd'
+
+    def check_type_forward(self, in_types):
+        for t in in_types[1:]:
+            type_check.expect(in_types[0].dtype == t.dtype,
+                              in_types[0].shape == t.shape)
+
+    def forward(self, inputs):
+        y = inputs[0] + inputs[1]
+        for x in inputs[2:]:
+            y += x
+        return utils.force_array(y),
+
+    def backward(self, indexes, grad_outputs):
+        return tuple(grad_outputs[0] for _ in indexes)
+
+
+def _accumulate_add(variables):
+    """Sum of a list of same-shaped Variables (gradient accumulation)."""
+    shapes = {v.shape for v in variables}
+    if len(shapes) != 1:
+        y = variables[0]
+        for v in variables[1:]:
+            y = y + v
+        return y
+    return MultiAdd().apply(tuple(variables))[0]
+
+
+def add(*xs):
+    """Elementwise sum of the inputs (two or more, broadcast together)."""
+    if len(xs) == 2:
+        return xs[0] + xs[1]
+    if len(xs) < 2:
+        raise TypeError('add: expected at least two inputs, got {}'.format(
+            len(xs)))
+    y = xs[0]
+    for x in xs[1:]:
+        y = y + x
+    return y
+
+
+class Sub(FunctionNode):
+    @property
+    def label(self):
+        return '_ - _'
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types)
+
+    def forward(self, inputs):
+        x0, x1 = inputs
+        self._shapes = (x0.shape, x1.shape)
+        return utils.force_array(x0 - x1),
+
+    def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            g = gy if i == 0 else -gy
+            ret.append(_sum_to(g, self._shapes[i]))
+        return tuple(ret)
+
+
+class SubFromConstant(FunctionNode):
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return 'const - _'
+
+    def forward(self, inputs):
+        return utils.force_array(self.value - inputs[0], inputs[0].dtype),
+
+    def backward(self, indexes, grad_outputs):
+        return -grad_outputs[0],
+
+
+class Mul(FunctionNode):
+    @property
+    def label(self):
+        return '_ * _'
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types)
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return utils.force_array(inputs[0] * inputs[1]),
+
+    def backward(self, indexes, grad_outputs):
+        x0, x1 = self.get_retained_inputs()
+        gy = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            other = x1 if i == 0 else x0
+            shape = (x0 if i == 0 else x1).shape
+            ret.append(_sum_to(gy * other, shape))
+        return tuple(ret)
+
+
+class MulConstant(FunctionNode):
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return '_ * const'
+
+    def forward(self, inputs):
+        return utils.force_array(inputs[0] * self.value, inputs[0].dtype),
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0] * self.value,
+
+
+class Div(FunctionNode):
+    @property
+    def label(self):
+        return '_ / _'
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types)
+        type_check.expect(in_types[0].dtype.kind == 'f')
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return utils.force_array(inputs[0] / inputs[1]),
+
+    def backward(self, indexes, grad_outputs):
+        x0, x1 = self.get_retained_inputs()
+        gy = grad_outputs[0]
+        gx0 = gy / x1
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(_sum_to(gx0, x0.shape))
+            else:
+                ret.append(_sum_to(-gx0 * x0 / x1, x1.shape))
+        return tuple(ret)
+
+
+class DivFromConstant(FunctionNode):
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return 'const / _'
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return utils.force_array(self.value / inputs[0], inputs[0].dtype),
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0]
+        return grad_outputs[0] * (-self.value) / (x * x),
+
+
+class PowVarVar(FunctionNode):
+    @property
+    def label(self):
+        return '_ ** _'
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types)
+        type_check.expect(in_types[0].dtype.kind == 'f')
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return utils.force_array(inputs[0] ** inputs[1]),
+
+    def backward(self, indexes, grad_outputs):
+        from cpuframe.functions.math.exponential import log
+        x0, x1 = self.get_retained_inputs()
+        gy = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(_sum_to(gy * x1 * x0 ** (x1 - 1), x0.shape))
+            else:
+                ret.append(_sum_to(gy * log(x0) * x0 ** x1, x1.shape))
+        return tuple(ret)
+
+
+class PowVarConst(FunctionNode):
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return '_ ** const'
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return utils.force_array(inputs[0] ** self.value, inputs[0].dtype),
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0]
+        if self.value == 0:
+            return grad_outputs[0] * 0,
+        if self.value == 1:
+            return grad_outputs[0],
+        if self.value == 2:
+            return grad_outputs[0] * (x * 2),
+        return grad_outputs[0] * self.value * x ** (self.value - 1),
+
+
+class PowConstVar(FunctionNode):
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return 'const ** _'
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types)
+
+    def forward(self, inputs):
+        self.retain_outputs((0,))
+        return utils.force_array(self.value ** inputs[0], inputs[0].dtype),
+
+    def backward(self, indexes, grad_outputs):
+        y = self.get_retained_outputs()[0]
+        return grad_outputs[0] * y * float(numpy.log(self.value)),
+
+
+class MatMul(FunctionNode):
+    """Stacked matrix product with optional transposes (ndim >= 2)."""
+
+    def __init__(self, transa=False, transb=False):
+        self.transa = transa
+        self.transb = transb
+
+    @property
+    def label(self):
+        return 'MatMul'
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('a', 'b'))
+        a, b = in_types
+        type_check.expect(a.dtype.kind == 'f', a.dtype == b.dtype,
+                          a.ndim >= 2, b.ndim >= 2)
+        a_col = a.shape[-2] if self.transa else a.shape[-1]
+        b_row = b.shape[-1] if self.transb else b.shape[-2]
+        type_check.expect(a_col == b_row)
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        a, b = inputs
+        xp = backend.get_array_module(a, b)
+        if self.transa:
+            a = xp.swapaxes(a, -1, -2)
+        if self.transb:
+            b = xp.swapaxes(b, -1, -2)
+        return utils.force_array(xp.matmul(a, b)),
+
+    def backward(self, indexes, grad_outputs):
+        a, b = self.get_retained_inputs()
+        gy = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            if i == 0:
+                if self.transa:
+                    g = _matmul(b, gy, self.transb, True)
+                else:
+                    g = _matmul(gy, b, False, not self.transb)
+                ret.append(_sum_to(g, a.shape))
+            else:
+                if self.transb:
+                    g = _matmul(gy, a, True, self.transa)
+                else:
+                    g = _matmul(a, gy, not self.transa, False)
+                ret.append(_sum_to(g, b.shape))
+        return tuple(ret)
+
+
+def _matmul(a, b, transa, transb):
+    return MatMul(transa, transb).apply((a, b))[0]
+
+
+def matmul(a, b, transa=False, transb=False):
+    """Matrix product of ``a`` and ``b`` (NumPy's matmul semantics).
+
+    1-D operands are vectors; operands with more than two dimensions are
+    stacks of matrices in their last two axes, broadcast against each
+    other.  ``transa``/``transb`` transpose the last two axes first.
+
+    >>> a = np.ones((2, 3), np.float32); b = np.ones((3, 4), np.float32)
+    >>> F.matmul(a, b).shape
+    (2, 4)
+    """
+    from cpuframe.functions.array.reshape import reshape
+    a_vec = a.ndim == 1
+    b_vec = b.ndim == 1
+    if a_vec:
+        a = reshape(a, (1, a.shape[0]))
+        transa = False
+    if b_vec:
+        b = reshape(b, (b.shape[0], 1))
+        transb = False
+    y = _matmul(a, b, transa, transb)
+    if a_vec and b_vec:
+        return reshape(y, ())
+    if a_vec:
+        return reshape(y, y.shape[:-2] + y.shape[-1:])
+    if b_vec:
+        return reshape(y, y.shape[:-1])
+    return y
+
+
+def batch_matmul(a, b, transa=False, transb=False):
+    """Batched matrix product of 3-D (or 2-D as batches of column vectors)."""
+    from cpuframe.functions.array.reshape import reshape
+    if a.ndim == 2:
+        a = reshape(a, a.shape + (1,))
+    if b.ndim == 2:
+        b = reshape(b, b.shape + (1,))
+    return _matmul(a, b, transa, transb)
+
+
+def _binary(node_cls, const_cls, reflected_const_cls=None, name=''):
+    def method(self, other):
+        rhs = _check_rhs(self, other, name)
+        if isinstance(rhs, Variable):
+            return node_cls().apply((self, rhs))[0]
+        return const_cls(rhs).apply((self,))[0]
+
+    def rmethod(self, other):
+        rhs = _check_rhs(self, other, name)
+        if isinstance(rhs, Variable):
+            return node_cls().apply((rhs, self))[0]
+        return reflected_const_cls(rhs).apply((self,))[0]
+    return method, rmethod
+
+
+def _matmul_op(self, other):
+    return matmul(self, _check_rhs(self, other, '__matmul__')
+                  if not numpy.isscalar(other) else _scalar_matmul())
+
+
+def _rmatmul_op(self, other):
+    return matmul(_check_rhs(self, other, '__rmatmul__')
+                  if not numpy.isscalar(other) else _scalar_matmul(), self)
+
+
+def _scalar_matmul():
+    raise TypeError('__matmul__: expected a Variable or an array operand, '
+                    'got a scalar')
+
+
+def install_variable_arithmetics():
+    """Give Variable its operators (called once at import)."""
+    add_, radd = _binary(Add, AddConstant, AddConstant, '__add__')
+    sub_, _ = _binary(Sub, lambda v: AddConstant(-v), None, '__sub__')
+    _, rsub = _binary(Sub, None, SubFromConstant, '__rsub__')
+    mul_, rmul = _binary(Mul, MulConstant, MulConstant, '__mul__')
+    div_, _ = _binary(Div, lambda v: MulConstant(1 / v)
+                      if v != 0 else _DivByConstant(v), None, '__truediv__')
+    _, rdiv = _binary(Div, None, DivFromConstant, '__rtruediv__')
+    pow_, _ = _binary(PowVarVar, PowVarConst, None, '__pow__')
+    _, rpow = _binary(PowVarVar, None, PowConstVar, '__rpow__')
+    Variable.__neg__ = neg
+    Variable.__pos__ = lambda self: self
+    Variable.__abs__ = absolute
+    Variable.__add__ = add_
+    Variable.__radd__ = radd
+    Variable.__sub__ = sub_
+    Variable.__rsub__ = rsub
+    Variable.__mul__ = mul_
+    Variable.__rmul__ = rmul
+    Variable.__truediv__ = div_
+    Variable.__rtruediv__ = rdiv
+    Variable.__pow__ = pow_
+    Variable.__rpow__ = rpow
+    Variable.__matmul__ = _matmul_op
+    Variable.__rmatmul__ = _rmatmul_op
+
+
+class _DivByConstant(FunctionNode):
+    """``x / 0`` keeps NumPy's inf/nan semantics instead of ``x * inf``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return '_ / const'
+
+    def forward(self, inputs):
+        with numpy.errstate(divide='ignore', invalid='ignore'):
+            return utils.force_array(inputs[0] / self.value, inputs[0].dtype),
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0] / self.value,

@@ -1,0 +1,87 @@
+"""Sums and means over axes."""
+from cpuframe import utils
+from cpuframe.function_node import FunctionNode
+from cpuframe.utils import type_check
+
+
+def _normalize_axis(axis, ndim, where):
+    if axis is None:
+        return None
+    if isinstance(axis, int):
+        axis = (axis,)
+    out = []
+    for a in axis:
+        if not -ndim <= a < ndim:
+            raise type_check.InvalidType(
+                '-x.ndim <= axis < x.ndim for every axis',
+                '{}: axis {} with x.ndim = {}'.format(where, a, ndim))
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError('{}: duplicate axes in {}'.format(where, axis))
+    return tuple(sorted(out))
+
+
+def _expand_back(gy, x_shape, axis, keepdims):
+    """Reshape a reduced gradient so it broadcasts back to ``x_shape``."""
+    from cpuframe.functions.array.broadcast import broadcast_to
+    from cpuframe.functions.array.reshape import reshape
+    if not keepdims and axis is not None:
+        shape = list(x_shape)
+        for a in axis:
+            shape[a] = 1
+        gy = reshape(gy, tuple(shape))
+    elif not keepdims:
+        gy = reshape(gy, (1,) * len(x_shape))
+    return broadcast_to(gy, x_shape)
+
+
+class Sum(FunctionNode):
+    def __init__(self, axis=None, keepdims=False):
+        self.axis = axis
+        self.keepdims = keepdims
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('x',))
+        type_check.expect(in_types[0].dtype.kind == 'f')
+        self._axis = _normalize_axis(
+            self.axis, type_check.eval(in_types[0].ndim), 'sum')
+
+    def forward(self, inputs):
+        x, = inputs
+        self._axis = _normalize_axis(self.axis, x.ndim, 'sum')
+        self._in_shape = x.shape
+        return utils.force_array(
+            x.sum(axis=self._axis, keepdims=self.keepdims), x.dtype),
+
+    def backward(self, indexes, grad_outputs):
+        return _expand_back(grad_outputs[0], self._in_shape, self._axis,
+                            self.keepdims),
+
+
+def sum(x, axis=None, keepdims=False):  # noqa: A001 - Chainer's name
+    """Sum of the elements over ``axis`` (an int, a tuple or None for all)."""
+    return Sum(axis, keepdims).apply((x,))[0]
+
+
+def mean(x, axis=None, weights=None, keepdims=False):
+    """Mean over ``axis``; with ``weights``, the weighted mean over ``axis``."""
+    if weights is not None:
+        from cpuframe.functions.array.broadcast import broadcast_to
+        from cpuframe.functions.array.reshape import reshape
+        if axis is None or isinstance(axis, tuple) and len(axis) != 1:
+            raise ValueError('mean: weights need a single int axis, got '
+                             'axis={}'.format(axis))
+        ax = axis if isinstance(axis, int) else axis[0]
+        ax %= x.ndim
+        shape = [1] * x.ndim
+        shape[ax] = x.shape[ax]
+        w = broadcast_to(reshape(weights, tuple(shape)), x.shape)
+        return sum(x * w, axis=axis, keepdims=keepdims) / \
+            sum(weights).array.item()
+    ax = _normalize_axis(axis, x.ndim, 'mean')
+    count = x.size if ax is None else utils.size_of_shape(
+        [x.shape[a] for a in ax])
+    return sum(x, axis=axis, keepdims=keepdims) * (
+        1.0 / count if count else float("nan"))
+
+

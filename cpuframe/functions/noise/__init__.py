@@ -1,0 +1,3 @@
+"""noise functions."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""rnn functions."""
+
+__all__ = []

@@ -1,0 +1,285 @@
+"""Numerical gradient checks (Chainer's ``gradient_check``).
+
+``check_backward`` compares the analytic gradient of a function against
+central differences along a random direction, in float64 unless told
+otherwise; ``check_double_backward`` does the same for the gradient of the
+gradient.  ``numerical_grad`` gives full numerical gradients.
+"""
+import numpy
+
+from cpuframe import backend
+from cpuframe.variable import Variable
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _to_array(x):
+    return x.array if isinstance(x, Variable) else x
+
+
+def numerical_grad(f, inputs, grad_outputs, eps=1e-3,
+                   detect_nondifferentiable=False, diff_atol=0, diff_rtol=1e-2,
+                   center_outputs=None):
+    """Central-difference gradients of ``sum(f() * grad_outputs)``.
+
+    ``f`` takes no argument and reads ``inputs`` (arrays that this function
+    perturbs in place and restores).  Returns one array per input.
+    """
+    if eps <= 0:
+        raise ValueError('numerical_grad: expected eps > 0, got {}'.format(eps))
+    inputs = tuple(inputs)
+    grad_outputs = tuple(grad_outputs)
+
+    def evaluate():
+        ys = _as_tuple(f())
+        return [numpy.asarray(backend.cpu_device.send(_to_array(y)),
+                              dtype=numpy.float64) for y in ys]
+
+    grads = []
+    for x in inputs:
+        gx = numpy.zeros(x.shape, dtype=numpy.float64)
+        flat = x.reshape(-1) if x.flags.c_contiguous else None
+        if flat is None:
+            raise ValueError('numerical_grad: expected C-contiguous inputs')
+        for i in range(flat.size):
+            orig = flat[i].copy()
+            flat[i] = orig + eps
+            ys_plus = evaluate()
+            flat[i] = orig - eps
+            ys_minus = evaluate()
+            flat[i] = orig
+            total = 0.0
+            for yp, ym, gy in zip(ys_plus, ys_minus, grad_outputs):
+                if gy is None:
+                    continue
+                gy = numpy.asarray(backend.cpu_device.send(gy), numpy.float64)
+                total += float(((yp - ym) * gy).sum())
+            gx.reshape(-1)[i] = total / (2 * eps)
+        grads.append(gx.astype(x.dtype, copy=False))
+    return grads
+
+
+def assert_allclose(x, y, atol=1e-5, rtol=1e-4, verbose=True):
+    """``numpy.testing.assert_allclose`` accepting Variables and CuPy arrays."""
+    x = numpy.asarray(backend.cpu_device.send(_to_array(x)))
+    y = numpy.asarray(backend.cpu_device.send(_to_array(y)))
+    numpy.testing.assert_allclose(x, y, atol=atol, rtol=rtol, verbose=verbose)
+
+
+class _Checker:
+    """Directional-derivative check of ``func`` around ``x_data``."""
+
+    def __init__(self, func, x_data, y_grad, params, eps, atol, rtol,
+                 no_grads, dtype):
+        self.func = func
+        self.x_data = tuple(_to_array(x) for x in _as_tuple(x_data))
+        self.y_grad = y_grad
+        self.params = _as_tuple(params)
+        self.eps = eps
+        self.atol = atol
+        self.rtol = rtol
+        self.dtype = None if dtype is None else numpy.dtype(dtype)
+        if no_grads is None:
+            no_grads = [x is None or x.dtype.kind != 'f' for x in self.x_data]
+        elif len(no_grads) != len(self.x_data):
+            raise ValueError(
+                'check_backward: expected len(no_grads) == len(x_data), got '
+                '{} and {}'.format(len(no_grads), len(self.x_data)))
+        self.no_grads = list(no_grads)
+
+    def _inputs(self, directions=None, scale=0.0):
+        """Fresh input Variables, shifted by ``scale * direction``."""
+        xs = []
+        k = 0
+        for x, ng in zip(self.x_data, self.no_grads):
+            if x is None:
+                xs.append(None)
+                continue
+            if ng:
+                xs.append(Variable(x.copy(), requires_grad=False))
+                continue
+            arr = x
+            if directions is not None:
+                xp = backend.get_array_module(x)
+                dtype = self.dtype or x.dtype
+                arr = (x.astype(numpy.float64) +
+                       scale * xp.asarray(directions[k])).astype(dtype)
+            xs.append(Variable(arr.copy()))
+            k += 1
+        return xs
+
+    def _loss(self, ys, y_grad):
+        total = None
+        for y, gy in zip(ys, y_grad):
+            if gy is None:
+                continue
+            term = _sum_all(y * Variable(gy.astype(y.dtype, copy=False),
+                                         requires_grad=False))
+            total = term if total is None else total + term
+        if total is None:
+            raise ValueError('check_backward: no output has a gradient')
+        return total
+
+    def run(self):
+        for p in self.params:
+            p.cleargrad()
+        xs = self._inputs()
+        ys = [y if isinstance(y, Variable) else Variable(y)
+              for y in _as_tuple(self.func(*xs))]
+        y_grad = self._y_grads(ys)
+        self._loss(ys, y_grad).backward()
+        grads = []
+        for x, ng in zip(xs, self.no_grads):
+            if x is None:
+                continue
+            if ng:
+                if x.grad is not None:
+                    raise AssertionError(
+                        'check_backward: an input marked no_grads received '
+                        'a gradient')
+                continue
+            grads.append(x.xp.zeros_like(x.array) if x.grad is None
+                         else x.grad)
+        for p in self.params:
+            grads.append(p.xp.zeros_like(p.array) if p.grad is None
+                         else p.grad)
+        if grads:
+            self._compare(grads, y_grad)
+
+    def _y_grads(self, ys):
+        if self.y_grad is None:
+            for y in ys:
+                if y.size != 1:
+                    raise ValueError(
+                        'check_backward: y_grad is None but an output has '
+                        'shape {}'.format(y.shape))
+            return [y.xp.ones_like(y.array) for y in ys]
+        gys = _as_tuple(self.y_grad)
+        if len(gys) != len(ys):
+            raise ValueError(
+                'check_backward: expected {} y_grad entries (one per output), '
+                'got {}'.format(len(ys), len(gys)))
+        return [None if g is None else _to_array(g) for g in gys]
+
+    def _compare(self, grads, y_grad):
+        rng = numpy.random.RandomState(0)
+        directions = [rng.normal(size=g.shape) for g in grads]
+        norm = numpy.sqrt(sum(float((d * d).sum()) for d in directions))
+        directions = [d / (norm or 1.0) for d in directions]
+        analytic = sum(
+            float((numpy.asarray(backend.cpu_device.send(g), numpy.float64) *
+                   d).sum()) for g, d in zip(grads, directions))
+        n_x = len(grads) - len(self.params)
+        param_orig = [p.array.copy() for p in self.params]
+
+        def evaluate(scale):
+            xs = self._inputs(directions[:n_x], scale)
+            for p, o, d in zip(self.params, param_orig, directions[n_x:]):
+                xp = backend.get_array_module(o)
+                p.array[...] = (o.astype(numpy.float64) +
+                                scale * xp.asarray(d)).astype(o.dtype)
+            ys = _as_tuple(self.func(*xs))
+            total = 0.0
+            for y, gy in zip(ys, y_grad):
+                if gy is None:
+                    continue
+                ya = numpy.asarray(backend.cpu_device.send(_to_array(y)),
+                                   numpy.float64)
+                total += float((ya * numpy.asarray(
+                    backend.cpu_device.send(gy), numpy.float64)).sum())
+            return total
+
+        try:
+            numeric = (evaluate(self.eps) - evaluate(-self.eps)) / \
+                (2 * self.eps)
+        finally:
+            for p, o in zip(self.params, param_orig):
+                p.array[...] = o
+        if not numpy.isclose(analytic, numeric, atol=self.atol,
+                             rtol=self.rtol):
+            raise AssertionError(
+                'check_backward failed: the analytic directional derivative '
+                '{:.10g} differs from the numerical one {:.10g} '
+                '(atol={}, rtol={}, eps={})'.format(
+                    analytic, numeric, self.atol, self.rtol, self.eps))
+
+
+def _sum_all(v):
+    from cpuframe.functions.math.sum import sum as sum_
+    return sum_(v)
+
+
+def check_backward(func, x_data, y_grad, params=(), eps=1e-3, atol=1e-5,
+                   rtol=1e-4, no_grads=None, dtype=None,
+                   detect_nondifferentiable=False):
+    """Assert that ``func``'s backward agrees with numerical differentiation.
+
+    Args:
+        func: callable taking Variables (one per entry of ``x_data``).
+        x_data: an array or tuple of arrays (the inputs).
+        y_grad: an array or tuple of arrays, the output gradients (None for
+            a scalar output).
+        params: Parameters ``func`` uses whose gradients are checked too.
+        eps, atol, rtol: step and tolerances of the comparison.
+        no_grads: booleans per input; True skips that input (default:
+            non-float inputs).
+        dtype: evaluate the numerical side in this dtype (e.g. float64).
+
+    Raises ``AssertionError`` with both values when they disagree.
+    """
+    _Checker(func, x_data, y_grad, params, eps, atol, rtol, no_grads,
+             dtype).run()
+
+
+def check_double_backward(func, x_data, y_grad, x_grad_grad, params=(),
+                          params_grad_grad=(), eps=1e-3, atol=1e-4, rtol=1e-3,
+                          no_grads=None, dtype=None,
+                          detect_nondifferentiable=False):
+    """Assert that the gradient of ``func``'s gradient is right.
+
+    Checks the function ``(x, gy) -> gx`` (computed with
+    ``enable_double_backprop=True``) with ``check_backward``, seeded with
+    ``x_grad_grad``.
+    """
+    x_data = _as_tuple(x_data)
+    params = _as_tuple(params)
+    y_grad = _as_tuple(y_grad)
+    x_grad_grad = _as_tuple(x_grad_grad)
+    n_x = len(x_data)
+    if no_grads is None:
+        no_grads = [x is None or x.dtype.kind != 'f' for x in x_data]
+    first_order_no_grads = list(no_grads)
+
+    def first_order(*args):
+        from cpuframe.function_node import grad
+        xs = args[:n_x]
+        gys = args[n_x:]
+        ys = _as_tuple(func(*xs))
+        loss = None
+        for y, gy in zip(ys, gys):
+            if gy is None:
+                continue
+            term = _sum_all(y * gy)
+            loss = term if loss is None else loss + term
+        inputs = [x for x, ng in zip(xs, first_order_no_grads)
+                  if x is not None and not ng] + list(params)
+        gxs = grad([loss], inputs, enable_double_backprop=True)
+        # A zero gradient stays connected to the input so that the second
+        # order check still sees a (zero) dependency.
+        return tuple(g if g is not None else x * 0
+                     for g, x in zip(gxs, inputs))
+
+    ggs = tuple(g for g, ng in zip(x_grad_grad, no_grads) if not ng) + \
+        _as_tuple(params_grad_grad)
+    check_backward(first_order, x_data + y_grad, ggs, params=params, eps=eps,
+                   atol=atol, rtol=rtol,
+                   no_grads=list(no_grads) + [False] * len(y_grad),
+                   dtype=dtype)

@@ -1,0 +1,4 @@
+"""Test helpers: parameterized test classes and array assertions."""
+from cpuframe.gradient_check import assert_allclose  # noqa: F401
+from cpuframe.testing.parameterized import (  # noqa: F401
+    parameterize, product, product_dict)

@@ -1,0 +1,642 @@
+"""Variable, Parameter and the backward engine.
+
+A ``Variable`` holds an array and, when it was computed, a ``VariableNode``
+linking it to the ``FunctionNode`` that created it.  Nodes keep array data
+only when a function retained it for backward, so dropping a Variable frees
+its array unless backward needs it (Chainer's aggressive buffer release).
+"""
+import heapq
+import itertools
+import weakref
+
+import numpy
+
+from cpuframe import backend
+from cpuframe.configuration import config, using_config
+
+
+def _check_array(array, where):
+    if array is not None and not backend.is_array(array):
+        raise TypeError(
+            '{}: expected an array (numpy.ndarray, cupy.ndarray or None), '
+            'got {}'.format(where, type(array).__name__))
+
+
+class VariableNode:
+    """A Variable's place in the computational graph.
+
+    Holds the creator, rank and shape/dtype; holds the data only when a
+    function retained it.
+    """
+
+    def __init__(self, variable, name):
+        self._variable = weakref.ref(variable)
+        self.name = name
+        self.creator_node = None
+        self.rank = 0
+        self.data = None
+        self.requires_grad = variable.requires_grad
+        self._update_meta(variable.array)
+
+    def _update_meta(self, array):
+        if array is None:
+            self.shape = self.dtype = None
+        else:
+            self.shape = tuple(array.shape)
+            self.dtype = array.dtype
+
+    @property
+    def creator(self):
+        node = self.creator_node
+        return getattr(node, '_function', node)
+
+    @property
+    def label(self):
+        if self.shape is None:
+            return 'None'
+        return '({}), {}'.format(', '.join(map(str, self.shape)), self.dtype)
+
+    def set_creator_node(self, fnode):
+        self.creator_node = fnode
+        self.rank = fnode.rank + 1
+
+    def get_variable(self):
+        """The Variable of this node, rebuilt from retained data if it died."""
+        var = self._variable()
+        if var is not None:
+            return var
+        var = Variable(self.data, name=self.name,
+                       requires_grad=self.requires_grad)
+        var._node = self
+        self._variable = weakref.ref(var)
+        return var
+
+    def get_variable_or_none(self):
+        return self._variable()
+
+    def retain_data(self):
+        var = self._variable()
+        if var is None:
+            raise RuntimeError(
+                'retain_data: the variable of this node has been released')
+        self.data = var.array
+
+    def unchain(self):
+        self.creator_node = None
+
+
+class Variable:
+    """An array with gradient and graph information.
+
+    Args:
+        data: the array (NumPy or CuPy), or None.
+        name (str): a name shown in ``repr`` and graph dumps.
+        grad: an initial gradient array.
+        requires_grad (bool): whether backward computes a gradient for it.
+    """
+
+    __array_priority__ = 200
+
+    def __init__(self, data=None, *, name=None, grad=None, requires_grad=True):
+        if isinstance(data, Variable):
+            raise TypeError('Variable: expected an array, got a Variable; '
+                            'use as_variable() or Variable(x.array)')
+        _check_array(data, 'Variable')
+        self._array = data
+        self._requires_grad = requires_grad
+        self._node = VariableNode(self, name)
+        self._grad_var = None
+        self._loss_scale = None
+        if grad is not None:
+            self.grad = grad
+
+    # -- data and gradient ------------------------------------------------
+    @property
+    def array(self):
+        return self._array
+
+    @array.setter
+    def array(self, data):
+        _check_array(data, 'Variable.array')
+        self._array = data
+        self._node._update_meta(data)
+
+    data = array
+
+    @property
+    def grad_var(self):
+        return self._grad_var
+
+    @grad_var.setter
+    def grad_var(self, g):
+        if g is not None and not isinstance(g, Variable):
+            raise TypeError('Variable.grad_var: expected a Variable or None, '
+                            'got {}'.format(type(g).__name__))
+        if g is not None:
+            self._check_grad_shape(g.array)
+        self._grad_var = g
+
+    @property
+    def grad(self):
+        g = self._grad_var
+        return None if g is None else g.array
+
+    @grad.setter
+    def grad(self, g):
+        if g is None:
+            self._grad_var = None
+            return
+        _check_array(g, 'Variable.grad')
+        self._check_grad_shape(g)
+        self._grad_var = Variable(g, requires_grad=False)
+
+    def _check_grad_shape(self, g):
+        if self._array is None:
+            return
+        if tuple(g.shape) != tuple(self._array.shape):
+            raise ValueError(
+                'Variable.grad: expected a gradient of shape {}, got {}'.format(
+                    tuple(self._array.shape), tuple(g.shape)))
+        if g.dtype != self._array.dtype:
+            raise ValueError(
+                'Variable.grad: expected a gradient of dtype {}, got {}'.format(
+                    self._array.dtype, g.dtype))
+
+    # -- array-like attributes --------------------------------------------
+    @property
+    def shape(self):
+        return self._array.shape
+
+    @property
+    def ndim(self):
+        return self._array.ndim
+
+    @property
+    def size(self):
+        return self._array.size
+
+    @property
+    def dtype(self):
+        return self._array.dtype
+
+    @property
+    def xp(self):
+        return backend.get_array_module(self._array)
+
+    @property
+    def device(self):
+        return backend.get_device_from_array(self._array)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def __len__(self):
+        if self._array is None or self._array.ndim == 0:
+            raise TypeError('len() of a 0-dimensional Variable')
+        return self._array.shape[0]
+
+    # -- graph attributes -------------------------------------------------
+    @property
+    def node(self):
+        return self._node
+
+    @property
+    def name(self):
+        return self._node.name
+
+    @name.setter
+    def name(self, n):
+        self._node.name = n
+
+    @property
+    def label(self):
+        return self._node.label
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @property
+    def creator(self):
+        """The function (old-style Function or FunctionNode) that made this."""
+        return self._node.creator
+
+    @creator.setter
+    def creator(self, func):
+        self.creator_node = getattr(func, 'node', func)
+
+    @property
+    def creator_node(self):
+        return self._node.creator_node
+
+    @creator_node.setter
+    def creator_node(self, fnode):
+        if fnode is None:
+            self._node.unchain()
+        else:
+            self._node.set_creator_node(fnode)
+
+    @property
+    def rank(self):
+        return self._node.rank
+
+    def retain_data(self):
+        self._node.data = self._array
+
+    # -- representation ---------------------------------------------------
+    def __repr__(self):
+        prefix = 'variable' if self.name is None else 'variable ' + self.name
+        if self._array is None:
+            return prefix + '(None)'
+        arr = backend.cpu_device.send(self._array)
+        return prefix + '(' + numpy.array2string(
+            arr, separator=', ', prefix=prefix + '(') + ')'
+
+    def __str__(self):
+        prefix = 'variable' if self.name is None else 'variable ' + self.name
+        if self._array is None:
+            return prefix + '(None)'
+        arr = backend.cpu_device.send(self._array)
+        return prefix + '(' + numpy.array2string(arr, prefix=prefix + '(') + ')'
+
+    def summary(self):
+        return '<variable{} shape={} dtype={}>'.format(
+            '' if self.name is None else ' ' + self.name,
+            None if self._array is None else self.shape,
+            None if self._array is None else self.dtype)
+
+    def debug_print(self):
+        """A multi-line summary: shape, dtype, statistics and grad."""
+        lines = [self.summary()]
+        if self._array is not None and self.size:
+            arr = backend.cpu_device.send(self._array)
+            lines.append('- statistics: mean={:.8f}, std={:.8f}'.format(
+                float(arr.mean()), float(arr.std())))
+        lines.append('- grad: {}'.format(
+            None if self.grad is None else 'shape={}'.format(self.grad.shape)))
+        return '\n'.join(lines)
+
+    def __bool__(self):
+        raise TypeError('Variable: truth value of a Variable is ambiguous; '
+                        'compare its .array instead')
+
+    __hash__ = object.__hash__
+
+    # -- gradient bookkeeping ---------------------------------------------
+    def cleargrad(self):
+        """Set the gradient to None."""
+        self._grad_var = None
+
+    def zerograd(self):
+        """Set the gradient to zeros of the array's shape."""
+        if self._array is None:
+            return
+        xp = self.xp
+        self.grad = xp.zeros_like(self._array)
+
+    def addgrad(self, var):
+        """Add ``var``'s gradient to this variable's gradient."""
+        if var.grad_var is None:
+            return
+        g = var.grad
+        dst_device = self.device
+        g = dst_device.send(g)
+        if self._grad_var is None:
+            self.grad = g.copy()
+        else:
+            self.grad = self.grad + g
+
+    def copydata(self, var):
+        """Copy ``var``'s array into this variable's array in place."""
+        src = var.array
+        if self._array is None:
+            self.array = src.copy()
+            return
+        backend.copyto(self._array, src)
+
+    def unchain(self):
+        """Make this variable a root: forget its creator."""
+        self._node.unchain()
+
+    def unchain_backward(self):
+        """Cut every reference of the graph behind this variable."""
+        func = self._node.creator_node
+        self.unchain()
+        stack = [func] if func is not None else []
+        seen = set()
+        while stack:
+            f = stack.pop()
+            if id(f) in seen:
+                continue
+            seen.add(id(f))
+            for node in f.inputs or ():
+                if node.creator_node is not None:
+                    stack.append(node.creator_node)
+                node.unchain()
+            f.unchain()
+
+    # -- devices ------------------------------------------------------------
+    def to_device(self, device):
+        """Move the array and gradient to ``device`` (in place)."""
+        device = backend.get_device(device)
+        if self._array is not None:
+            self._array = device.send(self._array)
+        if self._grad_var is not None:
+            self._grad_var._array = device.send(self._grad_var._array)
+        if isinstance(self, Parameter):
+            self._initial_device = device
+
+    def to_cpu(self):
+        self.to_device(backend.cpu_device)
+
+    def to_gpu(self, device=None):
+        from cpuframe.backends import cuda
+        cuda.check_cuda_available()
+        if device is None:
+            device = cuda.cupy.cuda.Device().id
+        self.to_device(backend.get_device(device))
+
+    def to_intel64(self):
+        self.to_device('@intel64')
+
+    # -- array methods -------------------------------------------------------
+    def reshape(self, *shape):
+        from cpuframe.functions.array.reshape import reshape
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        return reshape(self, shape)
+
+    def transpose(self, *axes):
+        from cpuframe.functions.array.transpose import transpose
+        if not axes:
+            axes = None
+        elif len(axes) == 1 and (axes[0] is None or
+                                 isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return transpose(self, axes)
+
+    def __getitem__(self, slices):
+        from cpuframe.functions.array.get_item import get_item
+        return get_item(self, slices)
+
+    def mean(self, axis=None, *, weights=None, keepdims=False):
+        from cpuframe.functions.math.sum import mean
+        return mean(self, axis=axis, keepdims=keepdims)
+
+    def sum(self, axis=None, keepdims=False):
+        from cpuframe.functions.math.sum import sum as sum_
+        return sum_(self, axis=axis, keepdims=keepdims)
+
+    # -- backward ------------------------------------------------------------
+    def backward(self, retain_grad=False, enable_double_backprop=False,
+                 loss_scale=None):
+        """Compute gradients of this variable w.r.t. every leaf of its graph.
+
+        When ``grad`` is unset and the array has one element, the initial
+        gradient is one.  Gradients of leaves are accumulated into their
+        ``grad``; those of intermediate variables are kept only with
+        ``retain_grad=True``.  ``enable_double_backprop=True`` records the
+        backward computation itself so it can be differentiated again.
+        ``loss_scale`` multiplies the initial gradient (optimizers divide it
+        back out of the parameter gradients).
+        """
+        if self.creator_node is None:
+            return
+        if self._grad_var is None:
+            if self._array.size != 1:
+                raise ValueError(
+                    'Variable.backward: the initial gradient is only implied '
+                    'for a variable of size 1; set .grad for a variable of '
+                    'shape {}'.format(self.shape))
+            self.grad = self.xp.ones_like(self._array)
+        gy = self._grad_var
+        if loss_scale is not None:
+            gy = Variable(gy.array * loss_scale, requires_grad=False)
+        leaf_grads = _backprop([self._node], [gy], retain_grad,
+                               enable_double_backprop)
+        for node, g in leaf_grads.items():
+            var = node.get_variable_or_none()
+            if var is None or g is None:
+                continue
+            if loss_scale is not None:
+                var._loss_scale = loss_scale
+            var._grad_var = g if var._grad_var is None else \
+                _add_grads([var._grad_var, g], enable_double_backprop)
+
+
+class Parameter(Variable):
+    """A Variable that a Link owns and an optimizer updates.
+
+    Args:
+        initializer: an initializer, an array (becomes the data) or a
+            scalar (constant fill).  ``None`` fills with NaN.
+        shape: the shape; ``None`` defers initialization until
+            ``initialize(shape)`` is called (lazy shape inference).
+    """
+
+    def __init__(self, initializer=None, shape=None, name=None):
+        from cpuframe import initializers
+        if backend.is_array(initializer):
+            super().__init__(initializer, name=name)
+            self.initializer = initializers.Constant(initializer)
+        else:
+            super().__init__(None, name=name)
+            if initializer is None:
+                initializer = initializers.NaN()
+            elif numpy.isscalar(initializer):
+                initializer = initializers.Constant(initializer)
+            self.initializer = initializer
+            if shape is not None:
+                self.initialize(shape)
+        self.update_rule = None
+        self._initial_device = backend.get_device_from_array(self._array) \
+            if self._array is not None else backend.cpu_device
+
+    def __reduce__(self):
+        return _recover_parameter, (self.array, self.name, self.grad,
+                                    self.initializer, self.update_rule)
+
+    def __repr__(self):
+        return super().__repr__().replace('variable', 'parameter', 1)
+
+    @property
+    def is_initialized(self):
+        return self._array is not None
+
+    @property
+    def dtype(self):
+        if self._array is not None:
+            return self._array.dtype
+        dt = getattr(self.initializer, 'dtype', None)
+        return numpy.dtype(dt if dt is not None else config.dtype)
+
+    def initialize(self, shape):
+        """Allocate the array of ``shape`` with the initializer."""
+        from cpuframe import initializers
+        device = getattr(self, '_initial_device', backend.cpu_device)
+        data = initializers.generate_array(
+            self.initializer, shape, device.xp, device=device)
+        self.array = data
+
+    def cleargrad(self):
+        self._grad_var = None
+
+    def zerograd(self):
+        if self._array is None:
+            return
+        super().zerograd()
+
+    def update(self):
+        """Update the array by its update rule, if it has one."""
+        if self.update_rule is not None:
+            self.update_rule.update(self)
+
+
+def _recover_parameter(data, name, grad, initializer, update_rule):
+    p = Parameter(initializer=initializer, name=name)
+    p.array = data
+    p.grad = grad
+    p.update_rule = update_rule
+    return p
+
+
+def as_variable(obj):
+    """Return ``obj`` if it is a Variable, else wrap the array.
+
+    The wrapper has ``requires_grad=False``: arrays passed to functions are
+    constants.
+    """
+    if isinstance(obj, Variable):
+        return obj
+    if not backend.is_array(obj):
+        raise TypeError('as_variable: expected a Variable or an array, got '
+                        '{}'.format(type(obj).__name__))
+    return Variable(obj, requires_grad=False)
+
+
+def as_array(obj):
+    """Return the array of a Variable, or ``obj`` itself for an array."""
+    if isinstance(obj, Variable):
+        return obj.array
+    return obj
+
+
+def _add_grads(grads, enable_double_backprop):
+    """Sum a list of gradient Variables (recorded when double backprop)."""
+    if len(grads) == 1:
+        return grads[0]
+    from cpuframe.functions.math.basic_math import _accumulate_add
+    with using_config('enable_backprop', enable_double_backprop):
+        return _accumulate_add(grads)
+
+
+def _check_nan(arrays, what):
+    for a in arrays:
+        if a is None:
+            continue
+        a = a.array if isinstance(a, Variable) else a
+        if a.dtype.kind != 'f' and a.dtype.kind != 'c':
+            continue
+        xp = backend.get_array_module(a)
+        if not bool(xp.isfinite(a).all()):
+            raise RuntimeError('NaN or Inf detected in {}'.format(what))
+
+
+def _needed_functions(output_nodes, target_nodes):
+    """The functions through which some output depends on some target."""
+    funcs = {}
+    stack = [n.creator_node for n in output_nodes if n.creator_node]
+    while stack:
+        f = stack.pop()
+        if f in funcs:
+            continue
+        funcs[f] = False
+        for node in f.inputs:
+            if node.creator_node is not None and node.creator_node not in funcs:
+                stack.append(node.creator_node)
+    for f in sorted(funcs, key=lambda f: f.rank):
+        funcs[f] = any(node in target_nodes or
+                       funcs.get(node.creator_node, False)
+                       for node in f.inputs)
+    return funcs
+
+
+def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
+              target_nodes=None):
+    """Run backward from ``output_nodes`` seeded with ``output_grads``.
+
+    Functions are visited once each, highest rank first, so every consumer
+    of a variable has contributed its gradient before the variable's
+    creator runs.  With ``target_nodes`` only the paths leading to them are
+    walked, and the gradients of the targets are returned; otherwise the
+    gradients of the leaves (variables without creator) are returned.
+    """
+    needed = None if target_nodes is None else \
+        _needed_functions(output_nodes, target_nodes)
+    grads = {}
+    heap = []
+    queued = set()
+    counter = itertools.count()
+    results = {}
+
+    def push(func):
+        if func is None or func in queued:
+            return
+        if needed is not None and not needed.get(func, False):
+            return
+        queued.add(func)
+        heapq.heappush(heap, (-func.rank, next(counter), func))
+
+    for node, g in zip(output_nodes, output_grads):
+        if g is not None:
+            grads.setdefault(node, []).append(g)
+        push(node.creator_node)
+
+    def take(node):
+        gs = grads.pop(node, None)
+        g = None if not gs else _add_grads(gs, enable_double_backprop)
+        if target_nodes is not None and node in target_nodes:
+            results[node] = g
+        if retain_grad and g is not None:
+            var = node.get_variable_or_none()
+            if var is not None:
+                var._grad_var = g
+        return g
+
+    with using_config('enable_backprop', enable_double_backprop):
+        while heap:
+            func = heapq.heappop(heap)[2]
+            out_nodes = [ref() for ref in func.outputs]
+            gys = [None if n is None else take(n) for n in out_nodes]
+            if all(g is None for g in gys):
+                continue
+            gys = tuple(
+                g if g is not None else Variable(
+                    func._zero_output(i), requires_grad=False)
+                for i, g in enumerate(gys))
+            targets = tuple(
+                i for i, node in enumerate(func.inputs)
+                if node.requires_grad and (
+                    needed is None or node in target_nodes or
+                    needed.get(node.creator_node, False)))
+            if not targets:
+                continue
+            gxs = func._call_backward(targets, gys)
+            for i, gx in zip(targets, gxs):
+                if gx is None:
+                    continue
+                node = func.inputs[i]
+                grads.setdefault(node, []).append(gx)
+                push(node.creator_node)
+            del gys, gxs
+
+    if target_nodes is not None:
+        for node in target_nodes:
+            if node not in results:
+                gs = grads.get(node)
+                results[node] = None if not gs else \
+                    _add_grads(gs, enable_double_backprop)
+        return results
+    return {node: _add_grads(gs, enable_double_backprop)
+            for node, gs in grads.items() if gs}
