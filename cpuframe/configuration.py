@@ -40,8 +40,9 @@ class GlobalConfig:
         _validate(name, value)
         super().__setattr__(name, value)
 
-    def show(self, file=sys.stdout):
+    def show(self, file=None):
         """Print every key and its value, sorted by key."""
+        file = file or sys.stdout
         for key in sorted(vars(self)):
             file.write('{:<24}{}\n'.format(key, getattr(self, key)))
 
@@ -66,8 +67,9 @@ class LocalConfig:
         _validate(name, value)
         setattr(self._local, name, value)
 
-    def show(self, file=sys.stdout):
+    def show(self, file=None):
         """Print every key visible from this thread and its value."""
+        file = file or sys.stdout
         keys = set(vars(self._global)) | set(vars(self._local))
         for key in sorted(keys):
             file.write('{:<24}{}\n'.format(key, getattr(self, key)))

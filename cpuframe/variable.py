@@ -412,7 +412,9 @@ class Variable:
             self.grad = self.xp.ones_like(self._array)
         gy = self._grad_var
         if loss_scale is not None:
-            gy = Variable(gy.array * loss_scale, requires_grad=False)
+            gy = Variable(self.xp.asarray(gy.array * loss_scale,
+                                          dtype=gy.dtype),
+                          requires_grad=False)
         leaf_grads = _backprop([self._node], [gy], retain_grad,
                                enable_double_backprop)
         for node, g in leaf_grads.items():

@@ -1,0 +1,112 @@
+import os
+import subprocess
+import sys
+import threading
+
+import numpy
+import pytest
+
+import cpuframe
+from cpuframe import config, global_config, using_config
+
+
+def test_defaults():
+    assert config.train is True
+    assert config.enable_backprop is True
+    assert config.type_check is True
+    assert config.debug is False
+    assert config.use_cudnn == 'auto'
+    assert config.cudnn_deterministic is False
+    assert config.autotune is False
+    assert config.keep_graph_on_report is False
+    assert config.lazy_grad_sum is False
+    assert config.dtype == numpy.float32
+
+
+def test_using_config_restores_even_on_error():
+    with pytest.raises(KeyError):
+        with using_config('train', False):
+            assert config.train is False
+            raise KeyError
+    assert config.train is True
+
+
+def test_nested_using_config():
+    with using_config('train', False):
+        with using_config('train', True):
+            assert config.train is True
+        assert config.train is False
+    assert config.train is True
+
+
+def test_thread_local():
+    seen = []
+    with using_config('train', False):
+        t = threading.Thread(target=lambda: seen.append(config.train))
+        t.start()
+        t.join()
+        assert config.train is False
+    assert seen == [True]
+
+
+@pytest.mark.parametrize('value', ['never', 'auto', 'always'])
+def test_use_ideep_valid(value):
+    with using_config('use_ideep', value):
+        assert config.use_ideep == value
+
+
+@pytest.mark.parametrize('value', ['sometimes', True, None, 'Auto'])
+def test_use_ideep_invalid(value):
+    with pytest.raises(ValueError) as e:
+        config.use_ideep = value
+    msg = str(e.value)
+    assert 'use_ideep' in msg and "'never'" in msg and "'always'" in msg
+    with pytest.raises(ValueError):
+        global_config.use_ideep = value
+
+
+def _use_ideep_in_subprocess(env):
+    full = dict(os.environ)
+    for k in ('CPUFRAME_USE_IDEEP', 'CHAINER_USE_IDEEP'):
+        full.pop(k, None)
+    full.update(env)
+    out = subprocess.run(
+        [sys.executable, '-c',
+         'import cpuframe; print(cpuframe.config.use_ideep)'],
+        env=full, capture_output=True, text=True)
+    return out
+
+
+@pytest.mark.parametrize('env,expected', [
+    ({}, 'auto'),
+    ({'CHAINER_USE_IDEEP': 'never'}, 'never'),
+    ({'CPUFRAME_USE_IDEEP': 'always', 'CHAINER_USE_IDEEP': 'never'}, 'always'),
+])
+def test_use_ideep_from_environment(env, expected):
+    out = _use_ideep_in_subprocess(env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == expected
+
+
+def test_use_ideep_bad_environment_value():
+    out = _use_ideep_in_subprocess({'CPUFRAME_USE_IDEEP': 'fast'})
+    assert out.returncode != 0
+    assert 'CPUFRAME_USE_IDEEP' in out.stderr and 'fast' in out.stderr
+
+
+def test_dtype_validation():
+    with pytest.raises(ValueError, match='config.dtype'):
+        config.dtype = numpy.int32
+
+
+def test_debug_helpers():
+    assert not cpuframe.is_debug()
+    with cpuframe.DebugMode(True):
+        assert cpuframe.is_debug()
+    assert not cpuframe.is_debug()
+
+
+def test_show(capsys):
+    config.show()
+    out = capsys.readouterr().out
+    assert 'use_ideep' in out and 'enable_backprop' in out
