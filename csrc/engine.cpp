@@ -1,0 +1,17 @@
+#include "engine.hpp"
+
+namespace cpuframe {
+
+const dnnl::engine& cpu_engine() {
+    // Never destroyed: tearing oneDNN objects down during process exit can race
+    // with the OpenMP runtime's own shutdown.
+    static const dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+    return *engine;
+}
+
+dnnl::stream& cpu_stream() {
+    thread_local dnnl::stream stream(cpu_engine());
+    return stream;
+}
+
+}  // namespace cpuframe

@@ -1,0 +1,108 @@
+// cpuframe._dnnl: cpuframe's oneDNN kernels. Library information and the
+// primitive cache controls are defined here; each op family registers itself.
+#include <algorithm>
+#include <string>
+#include <thread>
+#include <tuple>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <pybind11/pybind11.h>
+
+#if defined(CPUFRAME_HAVE_OPENMP)
+#include <omp.h>
+#endif
+
+#include "ops.hpp"
+#include "primitive_cache.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+std::tuple<int, int, int> onednn_version() {
+    const dnnl::version_t* v = dnnl::version();
+    return {v->major, v->minor, v->patch};
+}
+
+std::string onednn_version_string() {
+    const dnnl::version_t* v = dnnl::version();
+    std::string s = std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+                    std::to_string(v->patch);
+    const std::string hash = v->hash ? v->hash : "";
+    if (!hash.empty() && hash != "N/A") s += " (commit " + hash + ")";
+    return s;
+}
+
+std::string isa() {
+    using dnnl::cpu_isa;
+    switch (dnnl::get_effective_cpu_isa()) {
+        case cpu_isa::sse41: return "sse41";
+        case cpu_isa::avx: return "avx";
+        case cpu_isa::avx2: return "avx2";
+        case cpu_isa::avx2_vnni: return "avx2_vnni";
+        case cpu_isa::avx2_vnni_2: return "avx2_vnni_2";
+        case cpu_isa::avx512_core: return "avx512_core";
+        case cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+        case cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+        case cpu_isa::avx512_core_fp16: return "avx512_core_fp16";
+        case cpu_isa::avx512_core_amx: return "avx512_core_amx";
+        case cpu_isa::avx512_core_amx_fp16: return "avx512_core_amx_fp16";
+        case cpu_isa::isa_default: return "default";
+    }
+    return "unknown";
+}
+
+int num_threads() {
+#if defined(CPUFRAME_HAVE_OPENMP)
+    return omp_get_max_threads();
+#else
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+#endif
+}
+
+py::dict primitive_cache_stats() {
+    const cpuframe::PrimitiveCacheStats s = cpuframe::PrimitiveCache::global().stats();
+    py::dict d;
+    d["creations"] = s.creations;
+    d["hits"] = s.hits;
+    d["evictions"] = s.evictions;
+    d["size"] = s.size;
+    d["capacity"] = s.capacity;
+    return d;
+}
+
+void set_primitive_cache_capacity(py::ssize_t capacity) {
+    if (capacity < 0) {
+        throw py::value_error(
+            "set_primitive_cache_capacity: expected a capacity >= 0, got " +
+            std::to_string(capacity));
+    }
+    cpuframe::PrimitiveCache::global().set_capacity(static_cast<std::size_t>(capacity));
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_dnnl, m) {
+    m.doc() = "cpuframe's oneDNN kernels (CPU). Load it through cpuframe._native.load().";
+
+    m.def("onednn_version", &onednn_version,
+          "The oneDNN library's version in use, as (major, minor, patch).");
+    m.def("onednn_version_string", &onednn_version_string,
+          "The oneDNN version with its commit, e.g. '3.2.0 (commit 04b180b...)'.");
+    m.def("isa", &isa,
+          "The instruction set oneDNN dispatches on, e.g. 'avx512_core_bf16' or 'avx2'.");
+    m.def("num_threads", &num_threads,
+          "How many threads oneDNN's OpenMP pool runs (omp_get_max_threads).");
+
+    m.def("primitive_cache_stats", &primitive_cache_stats,
+          "Counters of the primitive cache as a dict: creations (misses), hits and "
+          "evictions since the process started, and the current size and capacity.");
+    m.def(
+        "clear_primitive_cache", [] { cpuframe::PrimitiveCache::global().clear(); },
+        "Drops every cached primitive; the counters keep counting.");
+    m.def("set_primitive_cache_capacity", &set_primitive_cache_capacity, py::arg("capacity"),
+          "Sets how many primitives the cache keeps (0 disables caching); shrinking "
+          "evicts the least recently used.");
+
+    cpuframe::register_eltwise(m);
+}

@@ -1,0 +1,91 @@
+// A bounded, thread-safe LRU cache of oneDNN primitives.
+//
+// Creating a primitive (descriptor creation plus JIT code generation) costs far
+// more than running it on small inputs, so every op builds a PrimitiveKey from
+// everything the primitive depends on and creates the primitive only on a miss.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace cpuframe {
+
+// Identifies a primitive: op name, shapes, data types, layouts and attributes,
+// written as readable text ("eltwise_forward|alg=eltwise_relu|dt=f32|...").
+class PrimitiveKey {
+public:
+    explicit PrimitiveKey(std::string_view op);
+
+    PrimitiveKey& prop(dnnl::prop_kind kind);
+    PrimitiveKey& algorithm(dnnl::algorithm alg);
+    PrimitiveKey& dtype(dnnl::memory::data_type dt);
+    PrimitiveKey& layout(dnnl::memory::format_tag tag);
+    PrimitiveKey& shape(const dnnl::memory::dims& dims);
+    // Floats are written exactly (hex float), so 0.1f and 0.1000001f differ.
+    PrimitiveKey& scalar(std::string_view name, float value);
+    PrimitiveKey& option(std::string_view name, std::int64_t value);
+
+    const std::string& str() const { return text_; }
+
+private:
+    PrimitiveKey& field(std::string_view name, std::string_view value);
+    std::string text_;
+};
+
+struct PrimitiveCacheStats {
+    std::size_t creations = 0;  // primitives created (cache misses)
+    std::size_t hits = 0;
+    std::size_t evictions = 0;
+    std::size_t size = 0;
+    std::size_t capacity = 0;
+};
+
+class PrimitiveCache {
+public:
+    static constexpr std::size_t default_capacity = 1024;
+
+    explicit PrimitiveCache(std::size_t capacity = default_capacity) : capacity_(capacity) {}
+
+    // The cache shared by every op in the module.
+    static PrimitiveCache& global();
+
+    // Returns the primitive cached under key, creating it with make() on a miss.
+    // make() runs without the lock held: primitive creation may JIT for tens of
+    // milliseconds, and other threads must not wait on that.
+    template <class Make>
+    dnnl::primitive get_or_create(const PrimitiveKey& key, Make&& make) {
+        if (auto hit = lookup(key.str())) return *hit;
+        return insert(key.str(), std::forward<Make>(make)());
+    }
+
+    void clear();
+    // Capacity 0 disables caching; shrinking evicts least recently used entries.
+    void set_capacity(std::size_t capacity);
+    PrimitiveCacheStats stats() const;
+
+private:
+    using Entry = std::pair<std::string, dnnl::primitive>;
+
+    std::optional<dnnl::primitive> lookup(const std::string& key);
+    dnnl::primitive insert(const std::string& key, dnnl::primitive primitive);
+    void evict_down_to(std::size_t size);  // caller holds mutex_
+
+    mutable std::mutex mutex_;
+    std::size_t capacity_;
+    std::list<Entry> entries_;  // most recently used first
+    std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+    std::size_t creations_ = 0;
+    std::size_t hits_ = 0;
+    std::size_t evictions_ = 0;
+};
+
+}  // namespace cpuframe

@@ -1,0 +1,19 @@
+"""Session checks shared by every test."""
+import os
+
+import pytest
+
+
+def pytest_sessionstart(session):
+    """With CPUFRAME_REQUIRE_NATIVE=1 (CI), a missing oneDNN module is an error."""
+    if os.environ.get('CPUFRAME_REQUIRE_NATIVE', '') not in ('', '0'):
+        from cpuframe import _native
+        if _native.load() is None:
+            raise pytest.UsageError(
+                'CPUFRAME_REQUIRE_NATIVE is set but cpuframe._dnnl did not '
+                'load: {}'.format(_native.load_error()))
+
+
+def pytest_report_header(config):
+    import cpuframe
+    return cpuframe.get_runtime_info().rstrip().splitlines()

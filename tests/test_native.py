@@ -1,0 +1,250 @@
+"""Tests of the oneDNN extension cpuframe._dnnl and its loader cpuframe._native."""
+
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from cpuframe import _native
+
+dnnl = _native.load()
+requires_native = pytest.mark.skipif(
+    dnnl is None, reason=f"native module unavailable: {_native.load_error()}"
+)
+
+SHAPES = [(), (0,), (1,), (7,), (3, 5), (2, 0, 3), (2, 3, 4), (2, 3, 4, 5), (64, 1000)]
+SLOPES = [0.0, 0.2, -0.5]
+
+
+def _random(shape, seed=0):
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    # oneDNN and the reference agree on x == 0, but keep the comparison about signs.
+    x[np.abs(x) < 1e-3] = 0.5
+    return x
+
+
+def _relu_ref(x, slope):
+    return np.where(x > 0, x, np.float32(slope) * x).astype(np.float32)
+
+
+def _relu_grad_ref(x, gy, slope):
+    return np.where(x > 0, gy, np.float32(slope) * gy).astype(np.float32)
+
+
+@pytest.fixture
+def cache():
+    """A cleared primitive cache, restored to its capacity afterwards."""
+    capacity = dnnl.primitive_cache_stats()["capacity"]
+    dnnl.clear_primitive_cache()
+    yield
+    dnnl.set_primitive_cache_capacity(capacity)
+
+
+def test_load_reports_no_error_when_loaded():
+    if dnnl is None:
+        assert _native.load_error()
+    else:
+        assert _native.load_error() is None
+        assert _native.load() is dnnl
+
+
+def test_disable_variable_forces_numpy_path():
+    code = "import cpuframe._native as n; print(n.load() is None, n.load_error())"
+    env = dict(os.environ, CPUFRAME_DISABLE_NATIVE="1")
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.strip() == "True disabled by CPUFRAME_DISABLE_NATIVE"
+
+
+@requires_native
+def test_library_info():
+    major, minor, patch = dnnl.onednn_version()
+    assert (major, minor) == (3, 2)
+    assert dnnl.onednn_version_string().startswith(f"{major}.{minor}.{patch}")
+    assert isinstance(dnnl.isa(), str) and dnnl.isa()
+    assert dnnl.num_threads() >= 1
+
+
+@requires_native
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("slope", SLOPES)
+def test_relu_forward_matches_numpy(shape, slope):
+    x = _random(shape)
+    y = dnnl.relu_forward(x, slope)
+    assert y.dtype == np.float32 and y.shape == x.shape
+    assert not np.shares_memory(x, y)
+    np.testing.assert_allclose(y, _relu_ref(x, slope), rtol=1e-6, atol=0)
+
+
+@requires_native
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("slope", SLOPES)
+def test_relu_backward_matches_numpy(shape, slope):
+    x, gy = _random(shape, seed=1), _random(shape, seed=2)
+    gx = dnnl.relu_backward(x, gy, slope)
+    assert gx.dtype == np.float32 and gx.shape == x.shape
+    np.testing.assert_allclose(gx, _relu_grad_ref(x, gy, slope), rtol=1e-6, atol=0)
+
+
+@requires_native
+def test_relu_defaults_to_plain_relu():
+    x = _random((4, 6))
+    np.testing.assert_array_equal(dnnl.relu_forward(x), np.maximum(x, 0))
+    gy = _random((4, 6), seed=3)
+    np.testing.assert_array_equal(dnnl.relu_backward(x, gy), np.where(x > 0, gy, 0))
+
+
+@requires_native
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda a: a[:, ::2],
+        lambda a: a.T,
+        lambda a: np.asfortranarray(a),
+        lambda a: a[::-1],
+    ],
+    ids=["strided", "transposed", "fortran", "reversed"],
+)
+def test_relu_accepts_non_contiguous_float32(make):
+    x = make(_random((6, 8)))
+    gy = make(_random((6, 8), seed=4))
+    np.testing.assert_array_equal(dnnl.relu_forward(x, 0.1), _relu_ref(x, 0.1))
+    np.testing.assert_array_equal(
+        dnnl.relu_backward(x, gy, 0.1), _relu_grad_ref(x, gy, 0.1)
+    )
+
+
+@requires_native
+def test_relu_leaves_input_untouched():
+    x = _random((5, 5))
+    before = x.copy()
+    dnnl.relu_forward(x)
+    np.testing.assert_array_equal(x, before)
+
+
+@requires_native
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32, ">f4"])
+def test_relu_forward_rejects_other_dtypes(dtype):
+    x = np.ones((2, 3), dtype=dtype)
+    with pytest.raises(
+        TypeError, match=r"relu_forward: expected x to be a float32 array, got"
+    ):
+        dnnl.relu_forward(x)
+
+
+@requires_native
+def test_relu_forward_type_error_names_the_dtype():
+    with pytest.raises(TypeError) as info:
+        dnnl.relu_forward(np.zeros(3))
+    assert (
+        str(info.value) == "relu_forward: expected x to be a float32 array, got float64"
+    )
+
+
+@requires_native
+def test_relu_forward_rejects_non_arrays():
+    with pytest.raises(TypeError, match=r"relu_forward: expected x .* got list"):
+        dnnl.relu_forward([1.0, -1.0])
+
+
+@requires_native
+def test_relu_backward_names_the_bad_argument():
+    x = _random((2, 3))
+    with pytest.raises(TypeError, match=r"relu_backward: expected gy .* got float64"):
+        dnnl.relu_backward(x, x.astype(np.float64))
+    with pytest.raises(TypeError, match=r"relu_backward: expected x .* got int64"):
+        dnnl.relu_backward(x.astype(np.int64), x)
+
+
+@requires_native
+def test_relu_backward_rejects_shape_mismatch():
+    x, gy = _random((2, 3)), _random((3, 2))
+    with pytest.raises(
+        ValueError, match=r"relu_backward: .*x \(2, 3\) and gy \(3, 2\)"
+    ):
+        dnnl.relu_backward(x, gy)
+
+
+@requires_native
+def test_cache_reuses_primitive_for_same_shape(cache):
+    x = _random((17, 3))
+    dnnl.relu_forward(x)
+    stats = dnnl.primitive_cache_stats()
+    dnnl.relu_forward(x)
+    again = dnnl.primitive_cache_stats()
+    assert again["creations"] == stats["creations"]
+    assert again["hits"] == stats["hits"] + 1
+
+
+@requires_native
+def test_cache_creates_primitive_for_new_shape_or_slope(cache):
+    dnnl.relu_forward(_random((17, 3)))
+    created = dnnl.primitive_cache_stats()["creations"]
+    dnnl.relu_forward(_random((17, 4)))
+    assert dnnl.primitive_cache_stats()["creations"] == created + 1
+    dnnl.relu_forward(_random((17, 4)), 0.25)
+    assert dnnl.primitive_cache_stats()["creations"] == created + 2
+
+
+@requires_native
+def test_cache_capacity_evicts_least_recently_used(cache):
+    dnnl.set_primitive_cache_capacity(2)
+    for n in (11, 12, 13):
+        dnnl.relu_forward(_random((n,)))
+    stats = dnnl.primitive_cache_stats()
+    assert stats["size"] == 2 and stats["capacity"] == 2
+    dnnl.relu_forward(_random((13,)))  # still cached
+    assert dnnl.primitive_cache_stats()["creations"] == stats["creations"]
+    dnnl.relu_forward(_random((11,)))  # evicted, so created anew
+    assert dnnl.primitive_cache_stats()["creations"] == stats["creations"] + 1
+
+
+@requires_native
+def test_cache_capacity_zero_disables_caching(cache):
+    dnnl.set_primitive_cache_capacity(0)
+    x = _random((9,))
+    dnnl.relu_forward(x)
+    created = dnnl.primitive_cache_stats()["creations"]
+    np.testing.assert_array_equal(dnnl.relu_forward(x), np.maximum(x, 0))
+    assert dnnl.primitive_cache_stats()["creations"] == created + 1
+    assert dnnl.primitive_cache_stats()["size"] == 0
+
+
+@requires_native
+def test_cache_clear_and_bad_capacity(cache):
+    dnnl.relu_forward(_random((5,)))
+    dnnl.clear_primitive_cache()
+    assert dnnl.primitive_cache_stats()["size"] == 0
+    with pytest.raises(ValueError, match="set_primitive_cache_capacity"):
+        dnnl.set_primitive_cache_capacity(-1)
+
+
+@requires_native
+def test_concurrent_calls_from_threads(cache):
+    dnnl.set_primitive_cache_capacity(3)  # force evictions while threads run
+    errors = []
+
+    def work(seed):
+        try:
+            for i in range(50):
+                x = _random((seed + 1, (i % 5) + 1), seed=seed)
+                np.testing.assert_array_equal(
+                    dnnl.relu_forward(x, 0.1), _relu_ref(x, 0.1)
+                )
+        except Exception as e:  # noqa: BLE001 - reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
