@@ -14,8 +14,7 @@ from cpuframe import backend
 from cpuframe.backends import intel64
 from cpuframe.configuration import config
 from cpuframe.utils import type_check
-from cpuframe.variable import (
-    Variable, _backprop, _check_nan, as_variable)
+from cpuframe.variable import Variable, _backprop, _check_nan, as_variable
 
 
 class FunctionNode:

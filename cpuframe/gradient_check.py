@@ -110,8 +110,9 @@ class _Checker:
             if directions is not None:
                 xp = backend.get_array_module(x)
                 dtype = self.dtype or x.dtype
-                arr = (x.astype(numpy.float64) +
-                       scale * xp.asarray(directions[k])).astype(dtype)
+                arr = xp.asarray(x.astype(numpy.float64) +
+                                 scale * xp.asarray(directions[k]),
+                                 dtype=dtype)
             xs.append(Variable(arr.copy()))
             k += 1
         return xs

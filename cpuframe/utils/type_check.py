@@ -339,7 +339,7 @@ def expect_broadcast_shapes(*shape_types, **kwargs):
     try:
         numpy.broadcast_shapes(*shapes)
     except ValueError:
-        raise InvalidType(
+        raise InvalidType(  # noqa: B904 - the NumPy error adds nothing
             'shapes broadcastable to each other: {}'.format(
                 ', '.join(str(s) for s in shape_types)),
             ', '.join(str(tuple(s)) for s in shapes))

@@ -1,3 +1,5 @@
 """activation functions."""
+from cpuframe.functions.activation.sigmoid import sigmoid
+from cpuframe.functions.activation.tanh import tanh
 
-__all__ = []
+__all__ = ['sigmoid', 'tanh']

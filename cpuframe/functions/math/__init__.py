@@ -1,6 +1,15 @@
 """Math functions: arithmetic, reductions, elementwise math, matmul."""
-from cpuframe.functions.math.basic_math import (  # noqa: F401
-    absolute, add, batch_matmul, matmul, neg)
-from cpuframe.functions.math.sum import mean, sum  # noqa: F401
+from cpuframe.functions.math.basic_math import absolute, add, batch_matmul, matmul, neg
+from cpuframe.functions.math.clip import clip
+from cpuframe.functions.math.exponential import exp, expm1, log, log1p, log2, log10
+from cpuframe.functions.math.maximum import maximum, minimum
+from cpuframe.functions.math.minmax import argmax, argmin, max, min
+from cpuframe.functions.math.sqrt import rsqrt, sqrt
+from cpuframe.functions.math.square import square
+from cpuframe.functions.math.sum import mean, sum
+from cpuframe.functions.math.trigonometric import cos, sin, tan
 
-__all__ = ['absolute', 'add', 'batch_matmul', 'matmul', 'neg', 'mean', 'sum']
+__all__ = ['absolute', 'add', 'batch_matmul', 'matmul', 'neg', 'mean', 'sum',
+           'clip', 'exp', 'expm1', 'log', 'log1p', 'log2', 'log10',
+           'maximum', 'minimum', 'argmax', 'argmin', 'max', 'min',
+           'rsqrt', 'sqrt', 'square', 'cos', 'sin', 'tan']

@@ -383,6 +383,7 @@ class MatMul(FunctionNode):
         a_col = a.shape[-2] if self.transa else a.shape[-1]
         b_row = b.shape[-1] if self.transb else b.shape[-2]
         type_check.expect(a_col == b_row)
+        type_check.expect_broadcast_shapes(a.shape[:-2], b.shape[:-2])
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))

@@ -76,8 +76,7 @@ def mean(x, axis=None, weights=None, keepdims=False):
         shape = [1] * x.ndim
         shape[ax] = x.shape[ax]
         w = broadcast_to(reshape(weights, tuple(shape)), x.shape)
-        return sum(x * w, axis=axis, keepdims=keepdims) / \
-            sum(weights).array.item()
+        return sum(x * w, axis=axis, keepdims=keepdims) / sum(weights)
     ax = _normalize_axis(axis, x.ndim, 'mean')
     count = x.size if ax is None else utils.size_of_shape(
         [x.shape[a] for a in ax])

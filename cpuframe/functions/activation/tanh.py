@@ -1,0 +1,59 @@
+"""Hyperbolic tangent."""
+from cpuframe import backend, utils
+from cpuframe.function_node import FunctionNode
+from cpuframe.utils import type_check
+
+
+class Tanh(FunctionNode):
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('x',))
+        type_check.expect(in_types[0].dtype.kind == 'f')
+
+    def forward(self, inputs):
+        x, = inputs
+        self.retain_outputs((0,))
+        return utils.force_array(
+            backend.get_array_module(x).tanh(x), x.dtype),
+
+    def backward(self, indexes, grad_outputs):
+        y, = self.get_retained_outputs()
+        return TanhGrad().apply((y, grad_outputs[0]))
+
+
+class TanhGrad(FunctionNode):
+    """``gx = gy * (1 - y ** 2)`` from the output ``y`` of tanh."""
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('y', 'gy'))
+        type_check.expect(in_types[0].dtype.kind == 'f',
+                          in_types[0].dtype == in_types[1].dtype,
+                          in_types[0].shape == in_types[1].shape)
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        y, gy = inputs
+        return utils.force_array(gy * (1 - y * y), y.dtype),
+
+    def backward(self, indexes, grad_outputs):
+        y, gy = self.get_retained_inputs()
+        ggx, = grad_outputs
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(ggx * gy * y * -2.0)
+            else:
+                # linear in gy: the same map applied to ggx
+                ret.append(TanhGrad().apply((y, ggx))[0])
+        return tuple(ret)
+
+
+def tanh(x):
+    """Elementwise hyperbolic tangent, ``y = tanh x``.
+
+    The gradient is ``1 - y ** 2``, computed from the output, so ``x`` is
+    not kept for backward.  Higher-order gradients are supported.
+
+    >>> F.tanh(np.array([0.], np.float32)).array
+    array([0.], dtype=float32)
+    """
+    return Tanh().apply((x,))[0]
