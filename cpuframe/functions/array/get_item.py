@@ -23,6 +23,15 @@ def _normalize_slices(slices):
     return tuple(out)
 
 
+def _axes_consumed(s):
+    """How many axes of x the index entry ``s`` uses up."""
+    if s is None or s is Ellipsis or isinstance(s, (bool, numpy.bool_)):
+        return 0  # a scalar bool, like None, adds an axis
+    if hasattr(s, 'dtype') and s.dtype.kind == 'b':
+        return s.ndim
+    return 1
+
+
 def _is_advanced(slices):
     return any(hasattr(s, 'shape') and getattr(s, 'ndim', 0) >= 0 and
                not isinstance(s, (int, numpy.integer)) for s in slices)
@@ -39,9 +48,7 @@ class GetItem(FunctionNode):
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         ndim = type_check.eval(in_types[0].ndim)
-        used = sum(1 if not hasattr(s, 'dtype') or s.dtype.kind != 'b'
-                   else s.ndim for s in self.slices
-                   if s is not None and s is not Ellipsis)
+        used = sum(_axes_consumed(s) for s in self.slices)
         if used > ndim:
             raise type_check.InvalidType(
                 'x.ndim >= {} (the number of indexed axes)'.format(used),
@@ -54,7 +61,7 @@ class GetItem(FunctionNode):
         try:
             y = x[self.slices]
         except IndexError as e:
-            raise IndexError('get_item: {} (x.shape={})'.format(e, x.shape))
+            raise IndexError('get_item: {} (x.shape={})'.format(e, x.shape)) from None
         xp = backend.get_array_module(x)
         return xp.asarray(y),
 
@@ -74,10 +81,8 @@ class GetItemGrad(FunctionNode):
         xp = backend.get_array_module(gy)
         gx = xp.zeros(self._in_shape, dtype=gy.dtype)
         if _is_advanced(self.slices):
-            if xp is numpy:
-                numpy.add.at(gx, self.slices, gy)
-            else:
-                gx.scatter_add(self.slices, gy)
+            from cpuframe.functions.array.scatter_add import _add_at
+            _add_at(gx, self.slices, gy)
         else:
             gx[self.slices] = gy
         return gx,
