@@ -1,3 +1,5 @@
 """noise functions."""
+from cpuframe.functions.noise.dropout import dropout
+from cpuframe.functions.noise.gaussian import gaussian
 
-__all__ = []
+__all__ = ['dropout', 'gaussian']
