@@ -1,0 +1,442 @@
+"""Link, Chain and ChainList: the building blocks of models.
+
+A Link owns Parameters (registered inside ``init_scope``) and persistent
+values (``add_persistent``); a Chain owns child links by name, a ChainList
+by position.  Parameters are named by their path (``/conv1/W``), the keys
+the serializers and optimizers use.
+"""
+import contextlib
+import copy as copy_module
+
+import numpy
+
+from cpuframe import backend, initializers
+from cpuframe.variable import Parameter
+
+
+class Link(backend.DeviceResident):
+    """A model component holding parameters and persistent values.
+
+    Subclasses register Parameters inside ``with self.init_scope():`` and
+    implement ``forward``; calling the link calls ``forward``.
+    """
+
+    def __init__(self, **params):
+        super().__init__()
+        self._params = []
+        self._persistent = []
+        self._within_init_scope = False
+        self.name = None
+        for name, value in params.items():
+            shape, dtype = (value, None) if not isinstance(value, tuple) or \
+                len(value) != 2 or not isinstance(value[1], type) else value
+            self.add_param(name, shape, dtype=dtype)
+
+    # -- registration -----------------------------------------------------
+    @property
+    def within_init_scope(self):
+        """True inside ``init_scope``: assigned Parameters get registered."""
+        return getattr(self, '_within_init_scope', False)
+
+    @contextlib.contextmanager
+    def init_scope(self):
+        """Register Parameters (and, in a Chain, Links) assigned inside."""
+        old = self._within_init_scope
+        self._within_init_scope = True
+        try:
+            yield
+        finally:
+            self._within_init_scope = old
+
+    def __setattr__(self, name, value):
+        if self.within_init_scope and isinstance(value, Parameter):
+            value.name = name
+            if name not in self._params:
+                self._params.append(name)
+            if self._device != backend.cpu_device:
+                value.to_device(self._device)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if name in self._params:
+            self._params.remove(name)
+        elif name in self._persistent:
+            self._persistent.remove(name)
+        super().__delattr__(name)
+
+    def add_param(self, name, shape=None, dtype=numpy.float32,
+                  initializer=None):
+        """Register a new Parameter ``name`` (uninitialized if shape is None)."""
+        if name in self.__dict__:
+            raise AttributeError(
+                'add_param: cannot register a parameter {!r}: the attribute '
+                'already exists'.format(name))
+        if initializer is None:
+            initializer = initializers.NaN(dtype)
+        param = Parameter(initializer, shape)
+        with self.init_scope():
+            setattr(self, name, param)
+
+    def add_persistent(self, name, value):
+        """Register ``value`` (an array or scalar) as persistent state.
+
+        Persistents are saved by serializers and moved by ``to_device`` but
+        get no gradient (e.g. BatchNormalization's running statistics).
+        """
+        if name in self.__dict__:
+            raise AttributeError(
+                'add_persistent: cannot register a persistent value {!r}: '
+                'the attribute already exists'.format(name))
+        self._persistent.append(name)
+        if backend.is_array(value):
+            value = self._device.send(value)
+        object.__setattr__(self, name, value)
+
+    def register_persistent(self, name):
+        """Mark an existing attribute as persistent."""
+        if not hasattr(self, name):
+            raise AttributeError(
+                'register_persistent: no attribute {!r}'.format(name))
+        if name not in self._persistent:
+            self._persistent.append(name)
+
+    # -- traversal ----------------------------------------------------------
+    def params(self, include_uninit=True):
+        """Iterate over every Parameter of this link and its descendants."""
+        for _, param in self.namedparams(include_uninit):
+            yield param
+
+    def namedparams(self, include_uninit=True):
+        """Iterate over ``(path, Parameter)`` pairs, e.g. ``('/l1/W', W)``."""
+        for name in self._params:
+            param = self.__dict__[name]
+            if include_uninit or param.array is not None:
+                yield '/' + name, param
+
+    def links(self, skipself=False):
+        """Iterate over this link (unless skipped) and all descendants."""
+        for _, link in self.namedlinks(skipself):
+            yield link
+
+    def namedlinks(self, skipself=False):
+        """Iterate over ``(path, link)`` pairs; this link's path is ``'/'``."""
+        if not skipself:
+            yield '/', self
+
+    def children(self):
+        """Iterate over the direct child links."""
+        return iter(())
+
+    def count_params(self):
+        """The number of scalars in all initialized parameters."""
+        return sum(p.size for p in self.params(include_uninit=False))
+
+    # -- gradients and copies -----------------------------------------------
+    def cleargrads(self):
+        """Set every parameter's gradient to None."""
+        for param in self.params():
+            param.cleargrad()
+
+    def zerograds(self):
+        """Set every parameter's gradient to zeros."""
+        for param in self.params():
+            param.zerograd()
+
+    def addgrads(self, link):
+        """Add the gradients of ``link`` (same structure) to this link's."""
+        src = dict(link.namedparams())
+        for name, dst in self.namedparams():
+            dst.addgrad(src[name])
+
+    def copyparams(self, link, copy_persistent=True):
+        """Copy parameter (and persistent) values from a same-shaped link."""
+        src = dict(link.namedparams())
+        for name, dst in self.namedparams():
+            dst.copydata(src[name])
+        if copy_persistent:
+            src_links = dict(link.namedlinks())
+            for path, dst_link in self.namedlinks():
+                other = src_links[path]
+                for name in dst_link._persistent:
+                    value = getattr(other, name)
+                    current = getattr(dst_link, name)
+                    if backend.is_array(current) and backend.is_array(value):
+                        backend.copyto(current, value)
+                    else:
+                        object.__setattr__(dst_link, name,
+                                           copy_module.deepcopy(value))
+
+    def copy(self, mode='share'):
+        """A copy of this link.
+
+        ``'share'`` shares the parameter arrays (new Parameter objects, no
+        gradients), ``'copy'`` copies them, ``'init'`` re-initializes them
+        with each parameter's initializer.
+        """
+        if mode not in ('share', 'copy', 'init'):
+            raise ValueError("copy: expected mode 'share', 'copy' or 'init', "
+                             "got {!r}".format(mode))
+        ret = copy_module.copy(self)
+        ret._params = list(self._params)
+        ret._persistent = list(self._persistent)
+        for name in ret._params:
+            src = self.__dict__[name]
+            param = copy_module.copy(src)
+            param.cleargrad()
+            if mode == 'copy' and src.array is not None:
+                param.array = src.array.copy()
+            elif mode == 'init' and src.array is not None:
+                param.array = None
+                param.initialize(src.shape)
+            object.__setattr__(ret, name, param)
+        for name in ret._persistent:
+            value = getattr(self, name)
+            object.__setattr__(ret, name, copy_module.deepcopy(value))
+        ret._copy_children(self, mode)
+        return ret
+
+    def _copy_children(self, src, mode):
+        pass
+
+    def repeat(self, n_repeat, mode='init'):
+        """A Sequential of ``n_repeat`` copies of this link (``copy(mode)``)."""
+        from cpuframe.sequential import Sequential
+        if n_repeat <= 0:
+            return Sequential()
+        return Sequential(*[self.copy(mode) for _ in range(n_repeat)])
+
+    # -- update control -------------------------------------------------------
+    def enable_update(self):
+        """Let optimizers update every parameter of this link."""
+        for param in self.params():
+            rule = param.update_rule
+            if rule is not None:
+                rule.enabled = True
+            param._update_disabled = False
+
+    def disable_update(self):
+        """Keep optimizers from updating the parameters of this link."""
+        for param in self.params():
+            rule = param.update_rule
+            if rule is not None:
+                rule.enabled = False
+            param._update_disabled = True
+
+    @property
+    def update_enabled(self):
+        """True when some parameter of this link may be updated."""
+        for param in self.params():
+            if not getattr(param, '_update_disabled', False):
+                return True
+        return False
+
+    # -- devices and serialization ----------------------------------------------
+    def device_resident_accept(self, visitor):
+        super().device_resident_accept(visitor)
+        for name in self._params:
+            visitor.visit_variable(self.__dict__[name])
+        for name in self._persistent:
+            value = self.__dict__[name]
+            if backend.is_array(value):
+                object.__setattr__(self, name, visitor.visit_array(value))
+
+    def serialize(self, serializer):
+        """Save or load parameters and persistents through ``serializer``."""
+        for name in self._params:
+            param = self.__dict__[name]
+            data = serializer(name, param.array)
+            if param.array is None and data is not None:
+                param.initialize(data.shape)
+                backend.copyto(param.array, data)
+        for name in self._persistent:
+            value = serializer(name, self.__dict__[name])
+            object.__setattr__(self, name, value)
+
+    # -- calling ----------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        forward = getattr(self, 'forward', None)
+        if forward is None:
+            raise TypeError('{}: the link defines no forward()'.format(
+                type(self).__name__))
+        return forward(*args, **kwargs)
+
+    def printable_specs(self):
+        """``(name, value)`` pairs shown in ``repr`` (override in links)."""
+        return ()
+
+    def __repr__(self):
+        specs = ', '.join('{}={}'.format(k, v) for k, v in self.printable_specs())
+        return '{}({})'.format(type(self).__name__, specs)
+
+
+class Chain(Link):
+    """A link whose children are links assigned inside ``init_scope``."""
+
+    def __init__(self, **links):
+        super().__init__()
+        self._children = []
+        for name, link in links.items():
+            self.add_link(name, link)
+
+    def __setattr__(self, name, value):
+        if self.within_init_scope and isinstance(value, Link):
+            if hasattr(self, name) and name not in self._children:
+                raise AttributeError(
+                    'Chain: cannot register a link {!r}: the attribute already '
+                    'exists'.format(name))
+            value.name = name
+            if name not in self._children:
+                self._children.append(name)
+            if self._device != backend.cpu_device:
+                value.to_device(self._device)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if name in self._children:
+            self._children.remove(name)
+        super().__delattr__(name)
+
+    def __getitem__(self, name):
+        return getattr(self, name)
+
+    def add_link(self, name, link):
+        """Register ``link`` as a child named ``name``."""
+        if not isinstance(link, Link):
+            raise TypeError('add_link: expected a Link, got {}'.format(
+                type(link).__name__))
+        with self.init_scope():
+            setattr(self, name, link)
+
+    def children(self):
+        for name in self._children:
+            yield self.__dict__[name]
+
+    def namedparams(self, include_uninit=True):
+        yield from super().namedparams(include_uninit)
+        for name in self._children:
+            prefix = '/' + name
+            for path, param in self.__dict__[name].namedparams(include_uninit):
+                yield prefix + path, param
+
+    def namedlinks(self, skipself=False):
+        if not skipself:
+            yield '/', self
+        for name in self._children:
+            child = self.__dict__[name]
+            prefix = '/' + name
+            yield prefix, child
+            for path, link in child.namedlinks(skipself=True):
+                yield prefix + path, link
+
+    def _copy_children(self, src, mode):
+        self._children = list(src._children)
+        for name in self._children:
+            child = src.__dict__[name].copy(mode)
+            child.name = name
+            object.__setattr__(self, name, child)
+
+    def device_resident_accept(self, visitor):
+        super().device_resident_accept(visitor)
+        for child in self.children():
+            child.device_resident_accept(visitor)
+
+    def serialize(self, serializer):
+        super().serialize(serializer)
+        for name in self._children:
+            self.__dict__[name].serialize(serializer[name])
+
+    def __repr__(self):
+        lines = ['{}('.format(type(self).__name__)]
+        for name in self._children:
+            child = repr(self.__dict__[name]).replace('\n', '\n  ')
+            lines.append('  ({}): {},'.format(name, child))
+        lines.append(')')
+        return '\n'.join(lines) if self._children else \
+            '{}()'.format(type(self).__name__)
+
+
+class ChainList(Link):
+    """A link whose children are an ordered list of links."""
+
+    def __init__(self, *links):
+        super().__init__()
+        self._children = []
+        for link in links:
+            self.add_link(link)
+
+    def __setattr__(self, name, value):
+        if self.within_init_scope and isinstance(value, Link):
+            raise TypeError(
+                'ChainList: cannot register a link by attribute ({!r}); use '
+                'append() or add_link()'.format(name))
+        super().__setattr__(name, value)
+
+    def __getitem__(self, index):
+        return self._children[index]
+
+    def __iter__(self):
+        return iter(self._children)
+
+    def __len__(self):
+        return len(self._children)
+
+    def add_link(self, link):
+        """Append ``link`` as the next child."""
+        if not isinstance(link, Link):
+            raise TypeError('add_link: expected a Link, got {}'.format(
+                type(link).__name__))
+        link.name = str(len(self._children))
+        if self._device != backend.cpu_device:
+            link.to_device(self._device)
+        self._children.append(link)
+
+    def append(self, link):
+        """Append ``link`` as the next child."""
+        self.add_link(link)
+
+    def _rename_children(self):
+        for i, child in enumerate(self._children):
+            child.name = str(i)
+
+    def children(self):
+        return iter(self._children)
+
+    def namedparams(self, include_uninit=True):
+        yield from super().namedparams(include_uninit)
+        for i, child in enumerate(self._children):
+            prefix = '/{}'.format(i)
+            for path, param in child.namedparams(include_uninit):
+                yield prefix + path, param
+
+    def namedlinks(self, skipself=False):
+        if not skipself:
+            yield '/', self
+        for i, child in enumerate(self._children):
+            prefix = '/{}'.format(i)
+            yield prefix, child
+            for path, link in child.namedlinks(skipself=True):
+                yield prefix + path, link
+
+    def _copy_children(self, src, mode):
+        self._children = [child.copy(mode) for child in src._children]
+        self._rename_children()
+
+    def device_resident_accept(self, visitor):
+        super().device_resident_accept(visitor)
+        for child in self._children:
+            child.device_resident_accept(visitor)
+
+    def serialize(self, serializer):
+        super().serialize(serializer)
+        for i, child in enumerate(self._children):
+            child.serialize(serializer[str(i)])
+
+    def __repr__(self):
+        if not self._children:
+            return '{}()'.format(type(self).__name__)
+        lines = ['{}('.format(type(self).__name__)]
+        for i, child in enumerate(self._children):
+            lines.append('  ({}): {},'.format(
+                i, repr(child).replace('\n', '\n  ')))
+        lines.append(')')
+        return '\n'.join(lines)

@@ -1,0 +1,9 @@
+"""Saving and loading models and optimizers (Chainer's ``serializers``)."""
+from cpuframe.serializers.npz import (  # noqa: F401
+    DictionarySerializer,
+    NpzDeserializer,
+    load_npz,
+    save_npz,
+)
+
+__all__ = ['DictionarySerializer', 'NpzDeserializer', 'load_npz', 'save_npz']

@@ -1,0 +1,155 @@
+"""NumPy ``.npz`` serialization with Chainer's key layout.
+
+Keys are slash-separated paths without a leading slash (``predictor/l1/W``),
+so files written by Chainer load here and the reverse.  Saving writes to a
+temporary file renamed into place; loading checks every key, shape and
+dtype first and only then writes, so a failed load leaves the target as it
+was.
+"""
+import os
+import tempfile
+
+import numpy
+
+from cpuframe import backend, serializer
+
+
+def _to_numpy(value):
+    if value is None:
+        return numpy.asarray(None)
+    if backend.is_array(value):
+        return numpy.asarray(backend.cpu_device.send(value))
+    return numpy.asarray(value)
+
+
+class DictionarySerializer(serializer.Serializer):
+    """Collects values into a flat dict keyed by path."""
+
+    def __init__(self, target=None, path=''):
+        self.target = {} if target is None else target
+        self.path = path
+
+    def __getitem__(self, key):
+        key = key.strip('/')
+        return DictionarySerializer(self.target, self.path + key + '/')
+
+    def __call__(self, key, value):
+        self.target[self.path + key.lstrip('/')] = _to_numpy(value)
+        return value
+
+
+class NpzDeserializer(serializer.Deserializer):
+    """Reads values from an npz mapping (or any dict of arrays).
+
+    ``strict=False`` leaves values whose key is missing unchanged;
+    ``ignore_names`` (names or a callable) skips keys.  With ``dry_run``
+    nothing is written: every key, shape and dtype is only checked.
+    """
+
+    def __init__(self, npz, path='', strict=True, ignore_names=None,
+                 file_name=None, dry_run=False):
+        self.npz = npz
+        self.path = path
+        self.strict = strict
+        if ignore_names is None:
+            ignore_names = []
+        self.ignore_names = ignore_names
+        self.file_name = file_name
+        self.dry_run = dry_run
+
+    def __getitem__(self, key):
+        key = key.strip('/')
+        return NpzDeserializer(self.npz, self.path + key + '/', self.strict,
+                               self.ignore_names, self.file_name, self.dry_run)
+
+    def _ignored(self, key):
+        if callable(self.ignore_names):
+            return self.ignore_names(key)
+        return key in self.ignore_names
+
+    def _where(self):
+        return ' in {}'.format(self.file_name) if self.file_name else ''
+
+    def __call__(self, key, value):
+        key = self.path + key.lstrip('/')
+        if self._ignored(key):
+            return value
+        if key not in self.npz:
+            if not self.strict:
+                return value
+            raise KeyError('load_npz: key {!r} not found{}'.format(
+                key, self._where()))
+        data = self.npz[key]
+        if data.dtype == object and data.shape == () and data[()] is None:
+            return value if self.dry_run else None
+        if value is None or self.dry_run and not backend.is_array(value):
+            return value if self.dry_run else data
+        if backend.is_array(value):
+            if tuple(value.shape) != tuple(data.shape):
+                raise ValueError(
+                    'load_npz: key {!r}{}: expected shape {}, got {}'.format(
+                        key, self._where(), tuple(value.shape), data.shape))
+            if not numpy.can_cast(data.dtype, value.dtype, 'same_kind'):
+                raise ValueError(
+                    'load_npz: key {!r}{}: cannot load dtype {} into {}'.format(
+                        key, self._where(), data.dtype, value.dtype))
+            if not self.dry_run:
+                backend.copyto(value, data.astype(value.dtype, copy=False))
+            return value
+        if data.ndim == 0 and data.dtype.kind in 'biuf':
+            return type(value)(data[()]) if isinstance(
+                value, (bool, int, float)) else data[()]
+        return data
+
+
+def save_npz(file, obj, compression=True):
+    """Save ``obj`` (a Link, Optimizer or anything with ``serialize``).
+
+    ``file`` is a path or a writable binary file object.  A path is
+    written through a temporary file in the same directory and renamed,
+    so an interrupted save never leaves a partial file under that name.
+    """
+    s = DictionarySerializer()
+    s.save(obj)
+    savez = numpy.savez_compressed if compression else numpy.savez
+    if not isinstance(file, (str, os.PathLike)):
+        savez(file, **s.target)
+        return
+    path = os.fspath(file)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix='.tmp-', suffix='.npz', dir=directory)
+    try:
+        with os.fdopen(fd, 'wb') as f:
+            savez(f, **s.target)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def load_npz(file, obj, path='', strict=True, ignore_names=None):
+    """Load ``obj``'s values from an npz file saved by ``save_npz`` or Chainer.
+
+    ``path`` selects a sub-tree (``'updater/model:main/'`` in a trainer
+    snapshot).  Every key, shape and dtype is checked before anything is
+    written: on a missing key (with ``strict``), a mismatch or a corrupt
+    file the error names the key or the file, and ``obj`` is unchanged.
+    """
+    name = os.fspath(file) if isinstance(file, (str, os.PathLike)) else None
+    try:
+        npz = numpy.load(file, allow_pickle=True)
+    except Exception as e:  # noqa: BLE001 - BadZipFile, OSError, ValueError...
+        raise ValueError('load_npz: cannot read {}: {}'.format(
+            name or 'the file', e)) from e
+    with npz:
+        try:
+            # Read every array once; a truncated member fails here.
+            data = {k: npz[k] for k in npz.files}
+        except Exception as e:  # noqa: BLE001 - zip/pickle errors vary
+            raise ValueError('load_npz: {} is corrupt: {}'.format(
+                name or 'the file', e)) from e
+    NpzDeserializer(data, path=path, strict=strict, ignore_names=ignore_names,
+                    file_name=name, dry_run=True).load(obj)
+    NpzDeserializer(data, path=path, strict=strict, ignore_names=ignore_names,
+                    file_name=name).load(obj)
