@@ -1,3 +1,22 @@
-"""loss functions."""
+"""Loss functions: classification, regression, metric learning and VAE."""
+from cpuframe.functions.loss.absolute_error import absolute_error
+from cpuframe.functions.loss.contrastive import contrastive
+from cpuframe.functions.loss.hinge import hinge
+from cpuframe.functions.loss.huber_loss import huber_loss
+from cpuframe.functions.loss.mean_absolute_error import mean_absolute_error
+from cpuframe.functions.loss.mean_squared_error import mean_squared_error
+from cpuframe.functions.loss.sigmoid_cross_entropy import sigmoid_cross_entropy
+from cpuframe.functions.loss.softmax_cross_entropy import softmax_cross_entropy
+from cpuframe.functions.loss.squared_error import squared_error
+from cpuframe.functions.loss.triplet import triplet
+from cpuframe.functions.loss.vae import (
+    bernoulli_nll,
+    gaussian_kl_divergence,
+    gaussian_nll,
+)
 
-__all__ = []
+__all__ = ['absolute_error', 'bernoulli_nll', 'contrastive',
+           'gaussian_kl_divergence', 'gaussian_nll', 'hinge', 'huber_loss',
+           'mean_absolute_error', 'mean_squared_error',
+           'sigmoid_cross_entropy', 'softmax_cross_entropy', 'squared_error',
+           'triplet']
