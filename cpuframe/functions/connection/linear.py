@@ -1,0 +1,170 @@
+"""Fully connected layer, Chainer's ``linear``: ``y = x W^T + b``.
+
+``LinearFunction`` and its two gradient nodes close under differentiation:
+the gradient of each is made of the other two (and itself), so gradients of
+any order stay matrix products.
+"""
+import numpy
+
+from cpuframe import backend, utils
+from cpuframe.function_node import FunctionNode
+from cpuframe.utils import type_check
+
+
+def _matmul(a, b, dtype):
+    xp = backend.get_array_module(a, b)
+    return utils.force_array(xp.matmul(a, b)).astype(dtype, copy=False)
+
+
+class LinearFunction(FunctionNode):
+    """``y = x W^T (+ b)`` for ``x`` ``(N, I)``, ``W`` ``(O, I)``, ``b`` ``(O,)``."""
+
+    def check_type_forward(self, in_types):
+        n_in = type_check.eval(in_types.size())
+        type_check.argname(in_types, ('x', 'W') if n_in == 2 else
+                           ('x', 'W', 'b'))
+        x_type, w_type = in_types[0], in_types[1]
+        type_check.expect(
+            x_type.dtype.kind == 'f',
+            w_type.dtype.kind == 'f',
+            x_type.ndim == 2,
+            w_type.ndim == 2,
+            x_type.shape[1] == w_type.shape[1],
+        )
+        if n_in == 3:
+            b_type = in_types[2]
+            type_check.expect(
+                b_type.dtype == x_type.dtype,
+                b_type.ndim == 1,
+                b_type.shape[0] == w_type.shape[0],
+            )
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        x, W = inputs[0], inputs[1]
+        y = _matmul(x, W.T, x.dtype)
+        if len(inputs) == 3:
+            y += inputs[2]
+        return y,
+
+    def backward(self, indexes, grad_outputs):
+        x, W = self.get_retained_inputs()
+        gy, = grad_outputs
+        ret = []
+        if 0 in indexes:
+            ret.append(LinearGradData(x.dtype).apply((W, gy))[0])
+        if 1 in indexes:
+            ret.append(LinearGradWeight(W.dtype).apply((x, gy))[0])
+        if 2 in indexes:
+            from cpuframe.functions.math.sum import sum as sum_
+            ret.append(sum_(gy, axis=0))
+        return tuple(ret)
+
+
+class LinearGradData(FunctionNode):
+    """``gx = gy W``: the input gradient of ``LinearFunction``."""
+
+    def __init__(self, x_dtype):
+        self.x_dtype = numpy.dtype(x_dtype)
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('W', 'gy'))
+        w_type, gy_type = in_types
+        type_check.expect(
+            w_type.dtype.kind == 'f', gy_type.dtype.kind == 'f',
+            w_type.ndim == 2, gy_type.ndim == 2,
+            gy_type.shape[1] == w_type.shape[0])
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        W, gy = inputs
+        return _matmul(gy, W, self.x_dtype),
+
+    def backward(self, indexes, grad_outputs):
+        W, gy = self.get_retained_inputs()
+        ggx, = grad_outputs
+        ret = []
+        if 0 in indexes:
+            # d<ggx, gy W>/dW = gy^T ggx
+            ret.append(LinearGradWeight(W.dtype).apply((ggx, gy))[0])
+        if 1 in indexes:
+            # d<ggx, gy W>/dgy = ggx W^T
+            ret.append(LinearFunction().apply((ggx, W))[0])
+        return tuple(ret)
+
+
+class LinearGradWeight(FunctionNode):
+    """``gW = gy^T x``: the weight gradient of ``LinearFunction``."""
+
+    def __init__(self, w_dtype):
+        self.w_dtype = numpy.dtype(w_dtype)
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('x', 'gy'))
+        x_type, gy_type = in_types
+        type_check.expect(
+            x_type.dtype.kind == 'f', gy_type.dtype.kind == 'f',
+            x_type.ndim == 2, gy_type.ndim == 2,
+            x_type.shape[0] == gy_type.shape[0])
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        x, gy = inputs
+        return _matmul(gy.T, x, self.w_dtype),
+
+    def backward(self, indexes, grad_outputs):
+        x, gy = self.get_retained_inputs()
+        ggW, = grad_outputs
+        ret = []
+        if 0 in indexes:
+            # d<ggW, gy^T x>/dx = gy ggW
+            ret.append(LinearGradData(x.dtype).apply((ggW, gy))[0])
+        if 1 in indexes:
+            # d<ggW, gy^T x>/dgy = x ggW^T
+            ret.append(LinearFunction().apply((x, ggW))[0])
+        return tuple(ret)
+
+
+def linear(x, W, b=None, n_batch_axes=1):
+    """Linear (fully connected) transformation, ``y = x W^T + b``.
+
+    ``x`` is ``(s_1, ..., s_B, ...)`` where the first ``n_batch_axes`` axes
+    are batch axes and the remaining ones are flattened into the
+    ``in_size`` features; ``W`` is ``(out_size, in_size)`` and ``b``
+    ``(out_size,)`` or None.  The output is ``(s_1, ..., s_B, out_size)``.
+
+    Args:
+        x: input Variable or array, floating point, ``ndim > n_batch_axes``.
+        W: weight matrix ``(out_size, in_size)``.
+        b: bias ``(out_size,)`` or None.
+        n_batch_axes (int): number of leading batch axes (>= 1).
+
+    >>> x = np.zeros((4, 3), np.float32)
+    >>> W = np.zeros((2, 3), np.float32)
+    >>> F.linear(x, W).shape
+    (4, 2)
+    >>> F.linear(np.zeros((4, 5, 3), np.float32), W, n_batch_axes=2).shape
+    (4, 5, 2)
+    """
+    from cpuframe.functions.array.reshape import reshape
+    if isinstance(n_batch_axes, (bool, numpy.bool_)) or \
+            int(n_batch_axes) != n_batch_axes or n_batch_axes < 1:
+        raise ValueError('linear: expected n_batch_axes to be an int >= 1, '
+                         'got {!r}'.format(n_batch_axes))
+    n_batch_axes = int(n_batch_axes)
+    if x.ndim <= n_batch_axes:
+        raise type_check.InvalidType(
+            'x.ndim > n_batch_axes',
+            '{} <= {}'.format(x.ndim, n_batch_axes),
+            'Invalid operation is performed in: LinearFunction (Forward)\n\n'
+            'linear: expected x with more than n_batch_axes={} dimensions, '
+            'got shape {}'.format(n_batch_axes, tuple(x.shape)))
+    batch_shape = tuple(x.shape[:n_batch_axes])
+    if x.ndim != 2:
+        x = reshape(x, (utils.size_of_shape(batch_shape),
+                        utils.size_of_shape(x.shape[n_batch_axes:])))
+    args = (x, W) if b is None else (x, W, b)
+    y, = LinearFunction().apply(args)
+    if n_batch_axes > 1:
+        y = reshape(y, batch_shape + (y.shape[1],))
+    return y
