@@ -1,0 +1,325 @@
+"""Batch normalization with batch statistics, and with fixed statistics."""
+from cpuframe import backend
+from cpuframe.function_node import FunctionNode
+from cpuframe.functions.normalization import _standardize
+from cpuframe.utils import type_check
+from cpuframe.variable import Variable
+
+
+def _normalize_axis(axis, x_ndim, gamma_ndim, label):
+    """The reduced axes: Chainer's default is ``(0,)`` plus trailing axes."""
+    if axis is None:
+        return (0,) + tuple(range(gamma_ndim + 1, x_ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    axes = []
+    for a in axis:
+        if not -x_ndim <= a < x_ndim:
+            raise type_check.InvalidType(
+                '-x.ndim <= axis < x.ndim for every axis',
+                '{}: axis {} with x.ndim = {}'.format(label, axis, x_ndim))
+        axes.append(a % x_ndim)
+    if len(set(axes)) != len(axes):
+        raise ValueError('{}: duplicate axes in axis={}'.format(label, axis))
+    return tuple(sorted(axes))
+
+
+def _check_param_types(in_types, axis, label, names):
+    """Type check of ``x`` and per-channel parameters (named ``names``)."""
+    x_type = in_types[0]
+    params = in_types[1:]
+    type_check.expect(x_type.dtype.kind == 'f')
+    for p in params:
+        type_check.expect(p.dtype.kind == 'f',
+                          p.dtype == params[0].dtype,
+                          p.shape == params[0].shape)
+    x_ndim = type_check.eval(x_type.ndim)
+    gamma_ndim = type_check.eval(params[0].ndim)
+    if axis is None:
+        type_check.expect(x_type.ndim >= params[0].ndim + 1)
+    axes = _normalize_axis(axis, x_ndim, gamma_ndim, label)
+    key_axes = tuple(i for i in range(x_ndim) if i not in axes)
+    type_check.expect(params[0].ndim == len(key_axes))
+    x_shape = type_check.eval(x_type.shape)
+    expected = tuple(x_shape[i] for i in key_axes)
+    if type_check.eval(params[0].shape) != expected:
+        raise type_check.InvalidType(
+            '{}.shape == x.shape without the normalized axes {} = {}'.format(
+                names[0], axes, expected),
+            '{}.shape = {}, x.shape = {}'.format(
+                names[0], type_check.eval(params[0].shape), x_shape))
+    return axes
+
+
+def _keep_shape(x_shape, axes):
+    return tuple(1 if i in axes else s for i, s in enumerate(x_shape))
+
+
+class BatchNormalizationGrad(FunctionNode):
+    """``(gx, ggamma, gbeta)`` of batch normalization, in closed form.
+
+    With ``x_hat`` and ``r = 1 / sqrt(var + eps)`` of the forward pass and
+    ``m`` elements per channel: ``gbeta = sum(gy)``,
+    ``ggamma = sum(gy * x_hat)`` and
+    ``gx = gamma * r * (gy - (gbeta + x_hat * ggamma) / m)``.
+    Its own gradient is built of FunctionNodes (any order works).
+    """
+
+    def __init__(self, axes, eps, mean, inv_std):
+        self.axes = axes
+        self.eps = eps
+        self.mean = mean
+        self.inv_std = inv_std
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('x', 'gamma', 'gy'))
+        type_check.expect(in_types[0].shape == in_types[2].shape)
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1, 2))
+        x, gamma, gy = inputs
+        axes = self.axes
+        keep = _keep_shape(x.shape, axes)
+        dtype = self.inv_std.dtype
+        m = _standardize.reduced_size(x.shape, axes)
+        x_hat = (x.astype(dtype, copy=False) - self.mean) * self.inv_std
+        gy_c = gy.astype(dtype, copy=False)
+        gbeta = gy_c.sum(axis=axes, keepdims=True)
+        ggamma = (gy_c * x_hat).sum(axis=axes, keepdims=True)
+        scale = gamma.reshape(keep).astype(dtype, copy=False) * self.inv_std
+        gx = scale * (gy_c - (x_hat * ggamma + gbeta) * dtype.type(1.0 / m))
+        return (gx.astype(x.dtype, copy=False),
+                ggamma.reshape(gamma.shape).astype(gamma.dtype, copy=False),
+                gbeta.reshape(gamma.shape).astype(gamma.dtype, copy=False))
+
+    def backward(self, indexes, grad_outputs):
+        from cpuframe.functions.array.reshape import reshape
+        x, gamma, gy = self.get_retained_inputs()
+        ggx, gggamma, ggbeta = grad_outputs
+        keep = _keep_shape(x.shape, self.axes)
+        g_x, g_gamma, g_gy = _standardize.double_grad(
+            x, reshape(gamma, keep), gy, ggx, reshape(gggamma, keep),
+            reshape(ggbeta, keep), self.axes, self.eps,
+            need_x=0 in indexes, need_gamma=1 in indexes,
+            need_gy=2 in indexes, stats=(self.mean, self.inv_std))
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(g_x)
+            elif i == 1:
+                ret.append(reshape(g_gamma, gamma.shape))
+            else:
+                ret.append(g_gy)
+        return tuple(ret)
+
+
+class BatchNormalization(FunctionNode):
+    """``y = gamma * (x - mean) / sqrt(var + eps) + beta`` with batch moments.
+
+    Updates ``running_mean`` and ``running_var`` in place, when given.
+    """
+
+    def __init__(self, eps=2e-5, mean=None, var=None, decay=0.9, axis=None):
+        self.running_mean = mean
+        self.running_var = var
+        self.eps = eps
+        self.decay = decay
+        self.axis = axis
+        self.mean = None
+        self.inv_std = None
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('x', 'gamma', 'beta'))
+        self._axes = _check_param_types(in_types, self.axis, self.label,
+                                        ('gamma', 'beta'))
+        shape = type_check.eval(in_types[1].shape)
+        for name, stat in (('running_mean', self.running_mean),
+                           ('running_var', self.running_var)):
+            if stat is not None and tuple(stat.shape) != shape:
+                raise type_check.InvalidType(
+                    '{}.shape == gamma.shape = {}'.format(name, shape),
+                    '{}.shape = {}'.format(name, tuple(stat.shape)))
+
+    def forward(self, inputs):
+        x, gamma, beta = inputs
+        axes = _normalize_axis(self.axis, x.ndim, gamma.ndim, self.label)
+        self._axes = axes
+        keep = _keep_shape(x.shape, axes)
+        dtype = _standardize.compute_dtype(x.dtype, gamma.dtype)
+        mean, inv_std, xc, var = _standardize.moments(
+            x, axes, self.eps, dtype, return_var=True)
+        scale = gamma.reshape(keep).astype(dtype, copy=False) * inv_std
+        y = xc * scale + beta.reshape(keep).astype(dtype, copy=False)
+        self.mean, self.inv_std = mean, inv_std
+        self.retain_inputs((0, 1))
+        self._update_running(mean, var, x.shape, gamma.shape)
+        return y.astype(x.dtype, copy=False),
+
+    def _update_running(self, mean, var, x_shape, shape):
+        m = _standardize.reduced_size(x_shape, self._axes)
+        decay = self.decay
+        if self.running_mean is not None:
+            self.running_mean *= decay
+            self.running_mean += (1 - decay) * mean.reshape(shape)
+        if self.running_var is not None:
+            # The running variance takes the unbiased estimate.
+            adjust = m / max(m - 1.0, 1.0)
+            self.running_var *= decay
+            self.running_var += (1 - decay) * adjust * var.reshape(shape)
+
+    def backward(self, indexes, grad_outputs):
+        x, gamma = self.get_retained_inputs()
+        return BatchNormalizationGrad(
+            self._axes, self.eps, self.mean, self.inv_std).apply(
+                (x, gamma, grad_outputs[0]))
+
+
+_BN_KWARGS = ('eps', 'running_mean', 'running_var', 'decay', 'axis')
+
+
+def batch_normalization(x, gamma, beta, **kwargs):
+    """Batch normalization with the statistics of the batch.
+
+    Normalizes ``x`` over the batch axis (and every axis after the
+    channel axes) and applies a per-channel affine map::
+
+        y = gamma * (x - mean) / sqrt(var + eps) + beta
+
+    ``mean`` and ``var`` (the biased variance) are taken over ``axis``.
+    Always uses the batch statistics (also under ``config.train = False``;
+    use :func:`fixed_batch_normalization` for given statistics).
+
+    Args:
+        x (Variable or array): Input, e.g. ``(n, c)`` or ``(n, c, h, w)``.
+        gamma (Variable or array): Scale, of the shape of ``x`` without
+            the normalized axes (``(c,)`` by default).
+        beta (Variable or array): Shift, of the shape of ``gamma``.
+        eps (float): Added to the variance (default ``2e-5``).
+        running_mean (array or None): Updated in place to
+            ``decay * running_mean + (1 - decay) * mean``.
+        running_var (array or None): Updated in place to
+            ``decay * running_var + (1 - decay) * m / (m - 1) * var``
+            (the unbiased variance over the ``m`` elements per channel).
+        decay (float): Decay of the running averages (default 0.9).
+        axis (int, tuple of ints or None): Axes normalized over; None means
+            ``(0,)`` plus the axes after those ``gamma`` covers, e.g.
+            ``(0, 2, 3)`` for ``(n, c, h, w)`` with ``gamma`` of ``(c,)``.
+
+    Returns:
+        Variable of the shape of ``x``.
+
+    >>> x = np.array([[1., 2.], [3., 6.]], np.float32)
+    >>> F.batch_normalization(x, np.ones(2, np.float32),
+    ...                       np.zeros(2, np.float32)).array.round(3)
+    array([[-1., -1.],
+           [ 1.,  1.]], dtype=float32)
+    """
+    if 'train' in kwargs:
+        raise ValueError(
+            'batch_normalization: the train argument is not supported '
+            'anymore; use cpuframe.using_config(\'train\', ...)')
+    unknown = sorted(set(kwargs) - set(_BN_KWARGS))
+    if unknown:
+        raise TypeError('batch_normalization() got unexpected keyword '
+                        'argument(s) {}'.format(', '.join(unknown)))
+    running_mean = kwargs.get('running_mean')
+    running_var = kwargs.get('running_var')
+    if isinstance(running_mean, Variable):
+        running_mean = running_mean.array
+    if isinstance(running_var, Variable):
+        running_var = running_var.array
+    return BatchNormalization(
+        kwargs.get('eps', 2e-5), running_mean, running_var,
+        kwargs.get('decay', 0.9), kwargs.get('axis')).apply(
+            (x, gamma, beta))[0]
+
+
+class FixedBatchNormalization(FunctionNode):
+    """``y = gamma * (x - mean) / sqrt(var + eps) + beta``, statistics given.
+
+    The gradient is built of FunctionNodes (any order works).
+    """
+
+    def __init__(self, eps=2e-5, axis=None):
+        self.eps = eps
+        self.axis = axis
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('x', 'gamma', 'beta', 'mean', 'var'))
+        self._axes = _check_param_types(in_types, self.axis, self.label,
+                                        ('gamma', 'beta', 'mean', 'var'))
+
+    def forward(self, inputs):
+        x, gamma, beta, mean, var = inputs
+        axes = _normalize_axis(self.axis, x.ndim, gamma.ndim, self.label)
+        self._axes = axes
+        keep = _keep_shape(x.shape, axes)
+        xp = backend.get_array_module(x)
+        dtype = _standardize.compute_dtype(x.dtype, gamma.dtype)
+        inv_std = 1 / xp.sqrt(var.astype(dtype, copy=False) +
+                              dtype.type(self.eps))
+        scale = (gamma.astype(dtype, copy=False) * inv_std).reshape(keep)
+        y = (x - mean.astype(dtype, copy=False).reshape(keep)) * scale
+        y += beta.astype(dtype, copy=False).reshape(keep)
+        self.retain_inputs((0, 1, 3, 4))
+        return y.astype(x.dtype, copy=False),
+
+    def backward(self, indexes, grad_outputs):
+        from cpuframe.functions.array.reshape import reshape
+        from cpuframe.functions.math.sqrt import rsqrt
+        from cpuframe.functions.math.sum import sum as sum_
+        x, gamma, mean, var = self.get_retained_inputs()
+        gy, = grad_outputs
+        axes = self._axes
+        keep = _keep_shape(x.shape, axes)
+        shape = gamma.shape
+        r = rsqrt(var + self.eps)
+        gamma_r = gamma * r
+        ret = {}
+        if 0 in indexes:
+            ret[0] = gy * reshape(gamma_r, keep)
+        if 1 in indexes or 4 in indexes:
+            x_hat = (x - reshape(mean, keep)) * reshape(r, keep)
+            gy_xhat = reshape(sum_(gy * x_hat, axis=axes), shape)
+            if 1 in indexes:
+                ret[1] = gy_xhat
+            if 4 in indexes:
+                ret[4] = gy_xhat * gamma_r * r * -0.5
+        if 2 in indexes or 3 in indexes:
+            gbeta = reshape(sum_(gy, axis=axes), shape)
+            if 2 in indexes:
+                ret[2] = gbeta
+            if 3 in indexes:
+                ret[3] = -gbeta * gamma_r
+        return tuple(ret[i] for i in indexes)
+
+
+def fixed_batch_normalization(x, gamma, beta, mean, var, eps=2e-5,
+                              axis=None):
+    """Batch normalization with given statistics (inference mode).
+
+    ::
+
+        y = gamma * (x - mean) / sqrt(var + eps) + beta
+
+    with ``gamma``, ``beta``, ``mean`` and ``var`` broadcast along the
+    normalized axes as in :func:`batch_normalization`.  Differentiable with
+    respect to all five inputs.
+
+    Args:
+        x (Variable or array): Input.
+        gamma, beta (Variable or array): Scale and shift.
+        mean, var (Variable or array): Statistics, of the shape of ``gamma``.
+        eps (float): Added to ``var`` (default ``2e-5``).
+        axis (int, tuple of ints or None): As in :func:`batch_normalization`.
+
+    Returns:
+        Variable of the shape of ``x``.
+
+    >>> x = np.array([[1., 3.]], np.float32)
+    >>> one, zero = np.ones(2, np.float32), np.zeros(2, np.float32)
+    >>> F.fixed_batch_normalization(x, one, zero, one, one, eps=0).array
+    array([[0., 2.]], dtype=float32)
+    """
+    return FixedBatchNormalization(eps, axis).apply(
+        (x, gamma, beta, mean, var))[0]

@@ -1,0 +1,109 @@
+"""Local response normalization across channels (AlexNet)."""
+from cpuframe.function_node import FunctionNode
+from cpuframe.utils import type_check
+
+
+def _channel_window_sum(a, half_n):
+    """``s[:, i] = sum of a[:, j] for |i - j| <= half_n`` (clipped at the ends)."""
+    s = a.copy()
+    for i in range(1, half_n + 1):
+        s[:, i:] += a[:, :-i]
+        s[:, :-i] += a[:, i:]
+    return s
+
+
+class LocalResponseNormalizationGrad(FunctionNode):
+    """Gradient of :class:`LocalResponseNormalization` (not differentiable).
+
+    ``gx = gy * u ** -beta - 2 alpha beta x W(y gy / u)`` with ``W`` the
+    channel window sum and ``u = k + alpha W(x ** 2)`` of the forward pass.
+    """
+
+    def __init__(self, lrn):
+        self.lrn = lrn
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('x', 'y', 'gy'))
+        type_check.expect(in_types[0].shape == in_types[2].shape)
+
+    def forward(self, inputs):
+        x, y, gy = inputs
+        lrn = self.lrn
+        summed = _channel_window_sum(y * gy / lrn.unit, lrn.n // 2)
+        gx = gy * lrn.scale
+        gx -= x.dtype.type(2 * lrn.alpha * lrn.beta) * x * summed
+        return gx,
+
+    def backward(self, indexes, grad_outputs):
+        # As in Chainer: no closed form is provided for the second order.
+        raise NotImplementedError(
+            '{}: double backpropagation of local_response_normalization is '
+            'not supported'.format(self.label))
+
+
+class LocalResponseNormalization(FunctionNode):
+    """``y = x / (k + alpha * W(x ** 2)) ** beta`` across channels."""
+
+    def __init__(self, n=5, k=2, alpha=1e-4, beta=.75):
+        if int(n) != n or n < 1:
+            raise ValueError('{}: expected an int n >= 1, got {!r}'.format(
+                self.label, n))
+        self.n = int(n)
+        self.k = k
+        self.alpha = alpha
+        self.beta = beta
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('x',))
+        type_check.expect(in_types[0].dtype.kind == 'f',
+                          in_types[0].ndim >= 2)
+
+    def forward(self, inputs):
+        x, = inputs
+        dtype = x.dtype.type
+        unit = _channel_window_sum(x * x, self.n // 2)
+        unit *= dtype(self.alpha)
+        unit += dtype(self.k)
+        self.unit = unit
+        self.scale = unit ** dtype(-self.beta)
+        self.retain_inputs((0,))
+        self.retain_outputs((0,))
+        return x * self.scale,
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        y, = self.get_retained_outputs()
+        return LocalResponseNormalizationGrad(self).apply(
+            (x, y, grad_outputs[0]))
+
+
+def local_response_normalization(x, n=5, k=2, alpha=1e-4, beta=.75):
+    """Local response normalization across neighbouring channels.
+
+    For an input with ``N`` channels (axis 1)::
+
+        y_i = x_i / (k + alpha * sum_{j = max(0, i - n // 2)}
+                                   ^{min(N - 1, i + n // 2)} x_j ** 2) ** beta
+
+    (``n // 2`` channels on each side; an even ``n`` sums ``n + 1``
+    channels, as Chainer's CPU code does).  Only first-order gradients
+    are supported, as in Chainer.
+
+    Args:
+        x (Variable or array): Input of shape ``(n, c, ...)``.
+        n (int): Window width.
+        k (float): Additive constant.
+        alpha (float): Scale of the sum of squares.
+        beta (float): Exponent.
+
+    Returns:
+        Variable of the shape of ``x``.
+
+    See Section 3.3 of Krizhevsky et al., ImageNet Classification with Deep
+    Convolutional Neural Networks (2012).
+
+    >>> x = np.ones((1, 3), np.float32)
+    >>> F.local_response_normalization(x, n=3, k=1, alpha=1, beta=1).array
+    array([[0.33333334, 0.25      , 0.33333334]], dtype=float32)
+    """
+    return LocalResponseNormalization(n, k, alpha, beta).apply((x,))[0]
