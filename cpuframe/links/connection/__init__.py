@@ -1,0 +1,20 @@
+"""Connection links: Linear, convolutions, deconvolutions, embeddings."""
+from cpuframe.links.connection.bilinear import Bilinear
+from cpuframe.links.connection.convolution_2d import Convolution2D
+from cpuframe.links.connection.convolution_nd import (
+    Convolution1D,
+    Convolution3D,
+    ConvolutionND,
+)
+from cpuframe.links.connection.deconvolution_2d import Deconvolution2D
+from cpuframe.links.connection.deconvolution_nd import DeconvolutionND
+from cpuframe.links.connection.depthwise_convolution_2d import (
+    DepthwiseConvolution2D,
+)
+from cpuframe.links.connection.dilated_convolution_2d import DilatedConvolution2D
+from cpuframe.links.connection.embed_id import EmbedID
+from cpuframe.links.connection.linear import Linear
+
+__all__ = ['Bilinear', 'Convolution1D', 'Convolution2D', 'Convolution3D',
+           'ConvolutionND', 'Deconvolution2D', 'DeconvolutionND',
+           'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID', 'Linear']

@@ -1,0 +1,4 @@
+"""Model links."""
+from cpuframe.links.model.classifier import Classifier
+
+__all__ = ['Classifier']

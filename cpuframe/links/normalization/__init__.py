@@ -1,0 +1,6 @@
+"""Normalization links."""
+from cpuframe.links.normalization.batch_normalization import BatchNormalization
+from cpuframe.links.normalization.group_normalization import GroupNormalization
+from cpuframe.links.normalization.layer_normalization import LayerNormalization
+
+__all__ = ['BatchNormalization', 'GroupNormalization', 'LayerNormalization']

@@ -1,0 +1,112 @@
+"""Batch normalization layer."""
+import numpy
+
+from cpuframe import backend, configuration, initializers, link, variable
+from cpuframe.functions.normalization.batch_normalization import (
+    batch_normalization,
+    fixed_batch_normalization,
+)
+
+
+class BatchNormalization(link.Link):
+    """Batch normalization with learned scale/shift and running statistics.
+
+    In training mode (``config.train``) it normalizes with the batch
+    statistics and updates ``avg_mean``/``avg_var`` (persistents) with
+    ``decay``; in test mode it uses the running statistics.  ``size``
+    None infers the shape from the first input.  ``finetune=True`` in
+    ``forward`` averages the statistics over all batches seen (decay
+    1 - 1/N).
+    """
+
+    gamma = None
+    beta = None
+    avg_mean = None
+    avg_var = None
+
+    def __init__(self, size=None, decay=0.9, eps=2e-5, dtype=None,
+                 use_gamma=True, use_beta=True, initial_gamma=None,
+                 initial_beta=None, axis=None, initial_avg_mean=None,
+                 initial_avg_var=None):
+        super().__init__()
+        self._dtype = numpy.dtype(dtype or configuration.config.dtype)
+        self.decay = decay
+        self.eps = eps
+        self.axis = (axis,) if isinstance(axis, int) else axis
+        self._initial_avg_mean = initial_avg_mean
+        self._initial_avg_var = initial_avg_var
+        self.add_persistent('N', 0)
+        self.register_persistent('avg_mean')
+        self.register_persistent('avg_var')
+        with self.init_scope():
+            if use_gamma:
+                init = initializers._get_initializer(initial_gamma) or \
+                    initializers.One()
+                init.dtype = self._dtype
+                self.gamma = variable.Parameter(init)
+            if use_beta:
+                init = initializers._get_initializer(initial_beta) or \
+                    initializers.Zero()
+                init.dtype = self._dtype
+                self.beta = variable.Parameter(init)
+        if size is not None:
+            self._initialize_params(size if isinstance(size, tuple) else (size,))
+
+    def _initialize_params(self, shape):
+        self.avg_mean = self._stat(self._initial_avg_mean, 0.0, shape)
+        self.avg_var = self._stat(self._initial_avg_var, 1.0, shape)
+        if self.gamma is not None:
+            self.gamma.initialize(shape)
+        if self.beta is not None:
+            self.beta.initialize(shape)
+
+    def _stat(self, initial, default, shape):
+        init = initializers._get_initializer(
+            default if initial is None else initial)
+        return initializers.generate_array(init, shape, self.xp,
+                                           dtype=self._dtype,
+                                           device=self.device)
+
+    def _param_shape(self, x):
+        if self.axis is None:
+            return (x.shape[1],)
+        axes = [a % x.ndim for a in self.axis]
+        return tuple(s for i, s in enumerate(x.shape) if i not in axes)
+
+    def printable_specs(self):
+        return (('size', None if self.avg_mean is None else
+                 self.avg_mean.shape), ('decay', self.decay), ('eps', self.eps))
+
+    def forward(self, x, **kwargs):
+        """Normalize ``x``; ``finetune=True`` uses the cumulative average."""
+        finetune = kwargs.pop('finetune', False)
+        if kwargs:
+            raise TypeError('BatchNormalization.forward: unexpected keyword '
+                            'arguments {}'.format(sorted(kwargs)))
+        if self.avg_mean is None:
+            self._initialize_params(self._param_shape(x))
+        xp = backend.get_array_module(x)
+        gamma = self.gamma if self.gamma is not None else \
+            variable.Variable(xp.ones(self.avg_mean.shape, self._dtype),
+                              requires_grad=False)
+        beta = self.beta if self.beta is not None else \
+            variable.Variable(xp.zeros(self.avg_mean.shape, self._dtype),
+                              requires_grad=False)
+        if configuration.config.train:
+            if finetune:
+                self.N += 1
+                decay = 1.0 - 1.0 / self.N
+            else:
+                decay = self.decay
+            return batch_normalization(
+                x, gamma, beta, eps=self.eps, running_mean=self.avg_mean,
+                running_var=self.avg_var, decay=decay, axis=self.axis)
+        return fixed_batch_normalization(
+            x, gamma, beta, variable.Variable(self.avg_mean,
+                                              requires_grad=False),
+            variable.Variable(self.avg_var, requires_grad=False),
+            self.eps, axis=self.axis)
+
+    def start_finetuning(self):
+        """Reset the count used by ``finetune=True``."""
+        self.N = 0

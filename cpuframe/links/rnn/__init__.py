@@ -1,0 +1,15 @@
+"""Recurrent links: LSTM and GRU layers, stacked RNNs over sequences."""
+from cpuframe.links.rnn.gru import GRU, StatefulGRU, StatelessGRU
+from cpuframe.links.rnn.lstm import LSTM, StatelessLSTM
+from cpuframe.links.rnn.n_step_gru import NStepBiGRU, NStepGRU
+from cpuframe.links.rnn.n_step_lstm import NStepBiLSTM, NStepLSTM
+from cpuframe.links.rnn.n_step_rnn import (
+    NStepBiRNNReLU,
+    NStepBiRNNTanh,
+    NStepRNNReLU,
+    NStepRNNTanh,
+)
+
+__all__ = ['GRU', 'LSTM', 'NStepBiGRU', 'NStepBiLSTM', 'NStepBiRNNReLU',
+           'NStepBiRNNTanh', 'NStepGRU', 'NStepLSTM', 'NStepRNNReLU',
+           'NStepRNNTanh', 'StatefulGRU', 'StatelessGRU', 'StatelessLSTM']
