@@ -48,6 +48,37 @@ from cpuframe.variable import (
 _basic_math.install_variable_arithmetics()
 
 
+# Chainer's top-level names that live in higher layers, imported on first use
+# so that ``import cpuframe`` stays light and free of import cycles.
+_LAZY_MODULES = (
+    'compat', 'dataset', 'datasets', 'iterators', 'link', 'links',
+    'optimizer', 'optimizer_hooks', 'optimizers', 'reporter', 'sequential',
+    'serializer', 'serializers', 'training',
+)
+_LAZY_NAMES = {
+    'Link': 'link', 'Chain': 'link', 'ChainList': 'link',
+    'Sequential': 'sequential',
+    'Reporter': 'reporter', 'report': 'reporter', 'report_scope': 'reporter',
+    'get_current_reporter': 'reporter', 'Summary': 'reporter',
+    'DictSummary': 'reporter',
+    'Optimizer': 'optimizer', 'GradientMethod': 'optimizer',
+    'UpdateRule': 'optimizer', 'Hyperparameter': 'optimizer',
+    'Serializer': 'serializer', 'Deserializer': 'serializer',
+    'AbstractSerializer': 'serializer',
+    'Initializer': 'initializers',
+}
+
+
+def __getattr__(name):
+    import importlib
+    if name in _LAZY_MODULES:
+        return importlib.import_module('cpuframe.' + name)
+    if name in _LAZY_NAMES:
+        module = importlib.import_module('cpuframe.' + _LAZY_NAMES[name])
+        return getattr(module, name)
+    raise AttributeError("module 'cpuframe' has no attribute {!r}".format(name))
+
+
 def get_dtype(dtype=None):
     """``dtype`` as a NumPy dtype, or ``config.dtype`` when None."""
     import numpy
