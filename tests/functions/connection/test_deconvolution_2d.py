@@ -82,8 +82,8 @@ def test_double_backward(stride, pad, dilate, groups, outsize):
 
 
 @pytest.mark.parametrize('stride,pad,dilate,groups,cover_all',
-                         itertools.product([1, 2], [0, 1], [1, 2], [1, 2],
-                                           [False, True]))
+                         list(itertools.product([1, 2], [0, 1], [1, 2], [1, 2],
+                                                [False, True])))
 def test_adjoint_of_convolution(stride, pad, dilate, groups, cover_all):
     # <conv(x, W), y> == <x, deconv(y, W)> with outsize = x's size
     rng = numpy.random.RandomState(3)

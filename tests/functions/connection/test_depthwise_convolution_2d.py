@@ -37,8 +37,8 @@ def _inputs(rng, nobias, dtype, m=2, c=3):
 
 @pytest.mark.parametrize('dtype', [numpy.float32, numpy.float64])
 @pytest.mark.parametrize('nobias', [False, True])
-@pytest.mark.parametrize('stride,pad', itertools.product([1, 2, (2, 1)],
-                                                         [0, 1]))
+@pytest.mark.parametrize('stride,pad', list(itertools.product([1, 2, (2, 1)],
+                                                              [0, 1])))
 def test_forward(stride, pad, nobias, dtype):
     x, W, b = _inputs(numpy.random.RandomState(0), nobias, dtype)
     y = F.depthwise_convolution_2d(cpuframe.Variable(x), W, b, stride, pad)
@@ -48,7 +48,7 @@ def test_forward(stride, pad, nobias, dtype):
 
 
 @pytest.mark.parametrize('nobias', [False, True])
-@pytest.mark.parametrize('stride,pad', itertools.product([1, 2], [0, 1]))
+@pytest.mark.parametrize('stride,pad', list(itertools.product([1, 2], [0, 1])))
 def test_backward(stride, pad, nobias):
     rng = numpy.random.RandomState(1)
     x, W, b = _inputs(rng, nobias, numpy.float64)

@@ -7,8 +7,8 @@ from cpuframe.functions.connection._im2col import col2im, im2col
 from cpuframe.utils.conv import get_conv_outsize
 
 
-@pytest.mark.parametrize('stride,pad,dilate,cover_all', itertools.product(
-    [1, 2, (1, 3)], [0, 1, (2, 0)], [1, (2, 1)], [False, True, (True, False)]))
+@pytest.mark.parametrize('stride,pad,dilate,cover_all', list(itertools.product(
+    [1, 2, (1, 3)], [0, 1, (2, 0)], [1, (2, 1)], [False, True, (True, False)])))
 def test_im2col_matches_loops(stride, pad, dilate, cover_all):
     rng = numpy.random.RandomState(0)
     x = rng.uniform(-1, 1, (2, 3, 5, 7))
