@@ -417,14 +417,22 @@ class Variable:
                           requires_grad=False)
         leaf_grads = _backprop([self._node], [gy], retain_grad,
                                enable_double_backprop)
+        given = set()
         for node, g in leaf_grads.items():
             var = node.get_variable_or_none()
             if var is None or g is None:
                 continue
-            if loss_scale is not None:
-                var._loss_scale = loss_scale
-            var._grad_var = g if var._grad_var is None else \
-                _add_grads([var._grad_var, g], enable_double_backprop)
+            var._loss_scale = loss_scale
+            if var._grad_var is None:
+                # Each leaf owns a writeable gradient: the engine may hand the
+                # same array (or a read-only broadcast view) to several leaves.
+                if id(g.array) in given or not _is_writeable(g.array):
+                    g = _copy_grad(g, enable_double_backprop)
+                var._grad_var = g
+            else:
+                var._grad_var = _add_grads([var._grad_var, g],
+                                           enable_double_backprop)
+            given.add(id(var._grad_var.array))
 
 
 class Parameter(Variable):
@@ -522,6 +530,18 @@ def as_array(obj):
     if isinstance(obj, Variable):
         return obj.array
     return obj
+
+
+def _is_writeable(array):
+    flags = getattr(array, 'flags', None)
+    return flags is None or bool(getattr(flags, 'writeable', True))
+
+
+def _copy_grad(g, enable_double_backprop):
+    if enable_double_backprop:
+        from cpuframe.functions.array.copy import copy
+        return copy(g, backend.get_device_from_array(g.array))
+    return Variable(g.array.copy(), requires_grad=False)
 
 
 def _add_grads(grads, enable_double_backprop):

@@ -315,3 +315,21 @@ def test_as_variable_and_as_array():
     assert cpuframe.as_array(v) is a and cpuframe.as_array(a) is a
     with pytest.raises(TypeError, match='as_variable'):
         cpuframe.as_variable([1, 2])
+
+
+class TestLeafGradients:
+    def test_leaves_own_writeable_gradients(self):
+        a = Parameter(numpy.ones(3, numpy.float32))
+        b = Parameter(numpy.ones(3, numpy.float32))
+        F.sum(a + b).backward()      # Add hands the same (broadcast) array on
+        assert a.grad is not b.grad
+        a.grad *= 2                  # writeable, and b is unaffected
+        numpy.testing.assert_array_equal(b.grad, numpy.ones(3, numpy.float32))
+
+    def test_loss_scale_is_reset_by_a_plain_backward(self):
+        x = Variable(_arr(3))
+        F.sum(x * x).backward(loss_scale=4.0)
+        assert x._loss_scale == 4.0
+        x.cleargrad()
+        F.sum(x * x).backward()
+        assert x._loss_scale is None
