@@ -1,0 +1,49 @@
+"""Plain stochastic gradient descent."""
+from cpuframe import optimizer
+from cpuframe.optimizers._checks import check_real
+
+_default_hyperparam = optimizer.Hyperparameter()
+_default_hyperparam.lr = 0.01
+
+
+class SGDRule(optimizer.UpdateRule):
+    """Update rule of SGD: ``param -= lr * grad``.
+
+    Args:
+        parent_hyperparam (~cpuframe.optimizer.Hyperparameter): defaults.
+        lr (float): learning rate.
+    """
+
+    is_elementwise = True
+
+    def __init__(self, parent_hyperparam=None, lr=None):
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        if lr is not None:
+            self.hyperparam.lr = lr
+
+    def update_core_cpu(self, param):
+        grad = param.grad
+        if grad is None:
+            return
+        data = param.array
+        data -= self.hyperparam.lr * grad
+
+    update_core_gpu = update_core_cpu
+
+
+class SGD(optimizer.GradientMethod):
+    """Vanilla stochastic gradient descent.
+
+    Args:
+        lr (float): learning rate.
+    """
+
+    def __init__(self, lr=_default_hyperparam.lr):
+        check_real('SGD', 'lr', lr, low=0)
+        super().__init__()
+        self.hyperparam.lr = lr
+
+    lr = optimizer.HyperparameterProxy('lr')
+
+    def create_update_rule(self):
+        return SGDRule(self.hyperparam)
