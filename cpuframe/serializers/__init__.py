@@ -4,6 +4,8 @@ from cpuframe.serializers.npz import (  # noqa: F401
     NpzDeserializer,
     load_npz,
     save_npz,
+    serialize,
 )
 
-__all__ = ['DictionarySerializer', 'NpzDeserializer', 'load_npz', 'save_npz']
+__all__ = ['DictionarySerializer', 'NpzDeserializer', 'load_npz', 'save_npz',
+           'serialize']

@@ -2,10 +2,10 @@
 
 Keys are slash-separated paths without a leading slash (``predictor/l1/W``),
 so files written by Chainer load here and the reverse.  Saving writes to a
-temporary file renamed into place; loading checks every key, shape and
-dtype first and only then writes, so a failed load leaves the target as it
-was.
+temporary file renamed into place; a failed load restores the target's
+previous values.
 """
+import copy
 import os
 import tempfile
 
@@ -43,7 +43,8 @@ class NpzDeserializer(serializer.Deserializer):
 
     ``strict=False`` leaves values whose key is missing unchanged;
     ``ignore_names`` (names or a callable) skips keys.  With ``dry_run``
-    nothing is written: every key, shape and dtype is only checked.
+    arrays are only checked (key, shape, dtype), never written; other
+    values are returned as loaded.
     """
 
     def __init__(self, npz, path='', strict=True, ignore_names=None,
@@ -81,9 +82,9 @@ class NpzDeserializer(serializer.Deserializer):
                 key, self._where()))
         data = self.npz[key]
         if data.dtype == object and data.shape == () and data[()] is None:
-            return value if self.dry_run else None
-        if value is None or self.dry_run and not backend.is_array(value):
-            return value if self.dry_run else data
+            return None
+        if value is None:
+            return value if self.dry_run and data.ndim else data
         if backend.is_array(value):
             if tuple(value.shape) != tuple(data.shape):
                 raise ValueError(
@@ -96,9 +97,11 @@ class NpzDeserializer(serializer.Deserializer):
             if not self.dry_run:
                 backend.copyto(value, data.astype(value.dtype, copy=False))
             return value
-        if data.ndim == 0 and data.dtype.kind in 'biuf':
-            return type(value)(data[()]) if isinstance(
-                value, (bool, int, float)) else data[()]
+        if data.ndim == 0 and data.dtype.kind in 'biufUS':
+            item = data.item()
+            if isinstance(value, (bool, int, float, str)):
+                return type(value)(item)
+            return item
         return data
 
 
@@ -109,18 +112,20 @@ def save_npz(file, obj, compression=True):
     written through a temporary file in the same directory and renamed,
     so an interrupted save never leaves a partial file under that name.
     """
-    s = DictionarySerializer()
-    s.save(obj)
+    if isinstance(obj, dict):
+        target = {k: _to_numpy(v) for k, v in obj.items()}
+    else:
+        target = serialize(obj)
     savez = numpy.savez_compressed if compression else numpy.savez
     if not isinstance(file, (str, os.PathLike)):
-        savez(file, **s.target)
+        savez(file, **target)
         return
     path = os.fspath(file)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix='.tmp-', suffix='.npz', dir=directory)
     try:
         with os.fdopen(fd, 'wb') as f:
-            savez(f, **s.target)
+            savez(f, **target)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -128,13 +133,39 @@ def save_npz(file, obj, compression=True):
         raise
 
 
+def serialize(obj):
+    """The dict of arrays ``save_npz`` would write for ``obj``."""
+    s = DictionarySerializer()
+    s.save(obj)
+    return s.target
+
+
+class _Backup(DictionarySerializer):
+    """Copies every value an object serializes (to undo a failed load).
+
+    A DictionarySerializer, so user code that tests for one saves here.
+    """
+
+    def __getitem__(self, key):
+        return _Backup(self.target, self.path + key.strip('/') + '/')
+
+    def __call__(self, key, value):
+        if backend.is_array(value):
+            stored = numpy.array(backend.cpu_device.send(value), copy=True)
+        else:
+            stored = numpy.asarray(copy.deepcopy(value))
+        self.target[self.path + key.lstrip('/')] = stored
+        return value
+
+
 def load_npz(file, obj, path='', strict=True, ignore_names=None):
     """Load ``obj``'s values from an npz file saved by ``save_npz`` or Chainer.
 
     ``path`` selects a sub-tree (``'updater/model:main/'`` in a trainer
-    snapshot).  Every key, shape and dtype is checked before anything is
-    written: on a missing key (with ``strict``), a mismatch or a corrupt
-    file the error names the key or the file, and ``obj`` is unchanged.
+    snapshot).  Every array's key, shape and dtype is checked before any is
+    written; on a missing key (with ``strict``), a mismatch or a corrupt
+    file the error names the key or the file and ``obj`` keeps the values
+    it had before the call.
     """
     name = os.fspath(file) if isinstance(file, (str, os.PathLike)) else None
     try:
@@ -149,7 +180,15 @@ def load_npz(file, obj, path='', strict=True, ignore_names=None):
         except Exception as e:  # noqa: BLE001 - zip/pickle errors vary
             raise ValueError('load_npz: {} is corrupt: {}'.format(
                 name or 'the file', e)) from e
-    NpzDeserializer(data, path=path, strict=strict, ignore_names=ignore_names,
-                    file_name=name, dry_run=True).load(obj)
-    NpzDeserializer(data, path=path, strict=strict, ignore_names=ignore_names,
-                    file_name=name).load(obj)
+    backup = _Backup()
+    backup.save(obj)
+    try:
+        # First check every array without writing any, then load for real;
+        # values that are not arrays are restored from the backup on failure.
+        for dry_run in (True, False):
+            NpzDeserializer(data, path=path, strict=strict,
+                            ignore_names=ignore_names, file_name=name,
+                            dry_run=dry_run).load(obj)
+    except BaseException:
+        NpzDeserializer(backup.target, strict=False).load(obj)
+        raise

@@ -1,3 +1,4 @@
+import json
 import os
 
 import numpy
@@ -139,3 +140,34 @@ def test_file_objects(tmp_path):
         serializers.load_npz(f, dst)
     _assert_same(_state(Model(0)), _state(dst))
     assert os.path.getsize(path) > 0
+
+
+class JsonState:
+    """A user object in Chainer's usual style: a JSON string, save vs load."""
+
+    def __init__(self, log=None):
+        self.log = log or []
+
+    def serialize(self, s):
+        if isinstance(s, serializers.DictionarySerializer):
+            s('_log', json.dumps(self.log))
+        else:
+            self.log = json.loads(s('_log', ''))
+
+
+def test_string_values_and_user_serialize(tmp_path):
+    path = tmp_path / 'j.npz'
+    serializers.save_npz(path, JsonState([1, {'a': 2}]))
+    target = JsonState()
+    serializers.load_npz(path, target)
+    assert target.log == [1, {'a': 2}]
+
+
+def test_save_dict_and_serialize(tmp_path):
+    path = tmp_path / 'd.npz'
+    serializers.save_npz(path, {'x': numpy.arange(3), 'n': 4})
+    with numpy.load(path) as f:
+        numpy.testing.assert_array_equal(f['x'], numpy.arange(3))
+        assert int(f['n']) == 4
+    d = serializers.serialize(Model(0))
+    assert 'a/W' in d and isinstance(d['a/W'], numpy.ndarray)
