@@ -6,12 +6,15 @@ reporter's observation under the observer's registered name
 """
 import collections
 import contextlib
+import json
 import threading
+import warnings
 
 import numpy
 
 from cpuframe import backend
 from cpuframe.configuration import config
+from cpuframe.serializer import Serializer
 from cpuframe.variable import Variable
 
 _local = threading.local()
@@ -135,9 +138,14 @@ class Summary:
         return mean, numpy.sqrt(numpy.maximum(var, 0))
 
     def serialize(self, serializer):
-        self._x = serializer('_x', self._x)
-        self._x2 = serializer('_x2', self._x2)
-        self._n = serializer('_n', self._n)
+        """Save or load the sums (keys ``_x``, ``_x2``, ``_n``)."""
+        try:
+            self._x = serializer('_x', self._x)
+            self._x2 = serializer('_x2', self._x2)
+            self._n = serializer('_n', self._n)
+        except KeyError:
+            warnings.warn('Summary: the previous statistics are not in the '
+                          'snapshot; starting from empty ones', stacklevel=2)
 
 
 class DictSummary:
@@ -170,11 +178,35 @@ class DictSummary:
         return stats
 
     def serialize(self, serializer):
+        """Save or load every summary in Chainer's layout: the key names as
+        JSON under ``_names`` and summary ``i`` under ``_summaries/i/``."""
         names = list(self._summaries)
-        stored = serializer('_names', ','.join(names))
+        if isinstance(serializer, Serializer):
+            serializer('_names', json.dumps(names))
+            for i, name in enumerate(names):
+                self._summaries[name].serialize(
+                    serializer['_summaries'][str(i)])
+            return
+        try:
+            # The current names as the default: a checking (dry-run) pass
+            # gets them back and leaves this summary as it is.
+            stored = serializer('_names', json.dumps(names))
+        except KeyError:
+            warnings.warn('DictSummary: the names of the statistics are not '
+                          'in the snapshot; starting from empty ones', stacklevel=2)
+            return
         if isinstance(stored, numpy.ndarray):
-            stored = str(stored[()])
-        for name in (stored.split(',') if stored else []):
-            self._summaries[name].serialize(serializer[name])
+            stored = stored[()]
+        if isinstance(stored, bytes):
+            stored = stored.decode('utf-8')
+        summaries = collections.defaultdict(Summary)
+        for i, name in enumerate(json.loads(str(stored))):
+            summary = Summary()
+            old = self._summaries.get(name)
+            if old is not None:
+                summary._x, summary._x2, summary._n = old._x, old._x2, old._n
+            summary.serialize(serializer['_summaries'][str(i)])
+            summaries[name] = summary
+        self._summaries = summaries
 
 
