@@ -9,12 +9,11 @@ class TupleDataset:
     a list of such tuples.  The datasets are usually arrays, which makes
     slicing cheap.
 
-    >>> import numpy
-    >>> ds = TupleDataset(numpy.arange(3), [10, 11, 12])
+    >>> ds = TupleDataset(['a', 'b', 'c'], [10, 11, 12])
     >>> ds[1]
-    (1, 11)
+    ('b', 11)
     >>> ds[1:]
-    [(1, 11), (2, 12)]
+    [('b', 11), ('c', 12)]
     """
 
     def __init__(self, *datasets):

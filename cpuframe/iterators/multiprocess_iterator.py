@@ -2,7 +2,10 @@
 worker processes."""
 import multiprocessing
 import operator
+import sys
 import warnings
+from concurrent import futures
+from concurrent.futures import process
 
 from cpuframe.iterators._base import _positive_int
 from cpuframe.iterators._prefetch import _PrefetchIterator
@@ -16,8 +19,8 @@ def _worker_init(dataset):
     _worker_dataset = dataset
 
 
-def _worker_fetch(index):
-    return _worker_dataset[index]
+def _worker_fetch(indices):
+    return [_worker_dataset[index] for index in indices]
 
 
 class MultiprocessIterator(_PrefetchIterator):
@@ -27,9 +30,10 @@ class MultiprocessIterator(_PrefetchIterator):
     epochs and ``epoch_detail``; the order sampler runs in the main
     process), while up to ``n_prefetch`` next batches are read by
     ``n_processes`` worker processes.  The dataset is given to the workers
-    when they start (inherited on ``fork``, pickled otherwise); examples
-    come back pickled.  Call ``finalize()`` (or use ``with``) to stop the
-    workers.
+    when they start (inherited with the ``fork`` start method, pickled with
+    the others); examples come back pickled.  A worker that dies (killed,
+    out of memory) makes ``next`` raise instead of waiting forever.  Call
+    ``finalize()`` (or use ``with``) to stop the workers.
 
     Args:
         dataset: The dataset.
@@ -45,8 +49,10 @@ class MultiprocessIterator(_PrefetchIterator):
         dataset_timeout (float): Seconds a batch may take before a
             ``MultiprocessIterator.TimeoutWarning`` reports a stalled
             dataset (the iterator keeps waiting); None disables it.
-        maxtasksperchild (int): Examples a worker reads before it is
-            replaced by a fresh process; None for no limit.
+        maxtasksperchild (int): Number of chunks of examples a worker reads
+            before it is replaced by a fresh process; None for no limit.
+            Needs Python 3.11 and a start method other than ``fork`` (the
+            ``spawn`` method is used), so the dataset must pickle.
     """
 
     class TimeoutWarning(RuntimeWarning):
@@ -70,9 +76,15 @@ class MultiprocessIterator(_PrefetchIterator):
             raise ValueError('{}: dataset_timeout must be positive or None, '
                              'got {}'.format(cls, dataset_timeout))
         self.dataset_timeout = dataset_timeout
-        self.maxtasksperchild = None if maxtasksperchild is None else \
-            _positive_int(maxtasksperchild, cls, 'maxtasksperchild')
-        self._pool = None
+        if maxtasksperchild is not None:
+            maxtasksperchild = _positive_int(
+                maxtasksperchild, cls, 'maxtasksperchild')
+            if sys.version_info < (3, 11):
+                raise ValueError(
+                    '{}: maxtasksperchild needs Python 3.11 or later'.format(
+                        cls))
+        self.maxtasksperchild = maxtasksperchild
+        self._executor = None
         self._init_prefetch()
         self.reset()
 
@@ -80,39 +92,72 @@ class MultiprocessIterator(_PrefetchIterator):
     def _n_prefetch(self):
         return self.n_prefetch
 
+    def _start_executor(self):
+        kwargs = {}
+        if self.maxtasksperchild is None:
+            context = multiprocessing.get_context()
+        else:
+            # Replacing workers is incompatible with fork in
+            # concurrent.futures.
+            context = multiprocessing.get_context('spawn')
+            kwargs['max_tasks_per_child'] = self.maxtasksperchild
+        return futures.ProcessPoolExecutor(
+            self.n_processes, mp_context=context, initializer=_worker_init,
+            initargs=(self.dataset,), **kwargs)
+
     def _submit(self, indices):
-        if self._pool is None:
-            self._pool = multiprocessing.get_context().Pool(
-                self.n_processes, initializer=_worker_init,
-                initargs=(self.dataset,),
-                maxtasksperchild=self.maxtasksperchild)
-        chunksize = max(len(indices) // (self.n_processes * 2), 1)
-        return self._pool.map_async(
-            _worker_fetch, [int(i) for i in indices], chunksize)
+        if self._executor is None:
+            self._executor = self._start_executor()
+        indices = [int(i) for i in indices]
+        size = max(len(indices) // (self.n_processes * 2), 1)
+        handle = []
+        for i in range(0, len(indices), size):
+            try:
+                handle.append(
+                    self._executor.submit(_worker_fetch, indices[i:i + size]))
+            except process.BrokenProcessPool as e:
+                # Reported when this batch is collected, not while the
+                # previous (good) batch is being returned.
+                failed = futures.Future()
+                failed.set_exception(e)
+                handle.append(failed)
+                break
+        return handle
 
     def _collect(self, handle):
-        if self.dataset_timeout is None:
-            return handle.get()
+        batch = []
         warned = False
-        while True:
-            try:
-                return handle.get(self.dataset_timeout)
-            except multiprocessing.TimeoutError:
-                if not warned:
-                    warnings.warn(
-                        'MultiprocessIterator: reading a batch has taken '
-                        'more than {} s; the dataset may be stalled (a '
-                        'deadlock in a worker process, e.g. a library that '
-                        'does not survive fork, or a slow file system). '
-                        'Still waiting.'.format(self.dataset_timeout),
-                        MultiprocessIterator.TimeoutWarning, stacklevel=3)
-                    warned = True
+        for future in handle:
+            while True:
+                try:
+                    batch.extend(future.result(self.dataset_timeout))
+                    break
+                except futures.TimeoutError:
+                    if not warned:
+                        warnings.warn(
+                            'MultiprocessIterator: reading a batch has taken '
+                            'more than {} s; the dataset may be stalled (a '
+                            'deadlock in a worker process, e.g. in a library '
+                            'that does not survive fork, or a slow file '
+                            'system). Still waiting.'.format(
+                                self.dataset_timeout),
+                            MultiprocessIterator.TimeoutWarning,
+                            stacklevel=3)
+                        warned = True
+                except process.BrokenProcessPool as e:
+                    self._drop_plans()
+                    self._shutdown()
+                    raise RuntimeError(
+                        'MultiprocessIterator: a worker process died while '
+                        'reading the dataset (killed, out of memory, or a '
+                        'crash in native code); the batch is lost') from e
+        return batch
 
     def _cancel(self, handle):
-        pass  # a pool job cannot be cancelled; its result is ignored
+        for future in handle:
+            future.cancel()
 
     def _shutdown(self):
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
