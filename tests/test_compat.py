@@ -29,6 +29,8 @@ SCRIPT = textwrap.dedent('''
 
     chainer.config.use_ideep = 'auto'
     model = L.Classifier(MLP())
+    if intel64.is_ideep_available():
+        model.to_intel64()
     rng = np.random.RandomState(0)
     x = rng.normal(size=(64, 3)).astype(np.float32)
     t = (x[:, 0] > 0).astype(np.int32)
@@ -38,6 +40,7 @@ SCRIPT = textwrap.dedent('''
         loss.backward()
         for p in model.params():
             p.data -= 0.1 * p.grad
+    model.to_cpu()
     print('args', sys.argv[1:])
     print('chainerx', chainerx.is_available())
     print('cuda', cuda.get_array_module(x).__name__)
