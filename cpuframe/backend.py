@@ -98,14 +98,19 @@ def using_device(device_spec):
 
 
 def copyto(dst, src):
-    """Copy ``src`` into ``dst`` across devices (``dst[...] = src``)."""
+    """Copy ``src`` into ``dst`` across devices (``dst[...] = src``).
+
+    An mdarray ``dst`` keeps its layout: ``src`` is reordered into it.
+    """
     if cuda.is_cupy_array(dst):
         src = cuda.to_gpu(src, dst.device) if not cuda.is_cupy_array(src) \
             else src
         with dst.device:
             cuda.cupy.copyto(dst, src)
+    elif intel64.is_native_array(dst):
+        numpy.copyto(dst, cuda.to_cpu(src) if cuda.is_cupy_array(src) else src)
     else:
-        numpy.copyto(dst, cuda.to_cpu(src))
+        numpy.copyto(dst, intel64.to_numpy(cuda.to_cpu(src)))
 
 
 class DeviceResident:

@@ -63,10 +63,7 @@ class FunctionNode:
 
         self._input_indexes_to_retain = None
         self._output_indexes_to_retain = None
-        if self._choose_intel64(in_data):
-            outputs = self.forward_intel64(in_data)
-        else:
-            outputs = self.forward(in_data)
+        outputs = self._forward_routed(in_data)
         if not isinstance(outputs, tuple):
             raise TypeError(
                 '{}.forward: expected a tuple of arrays, got {}'.format(
@@ -113,6 +110,24 @@ class FunctionNode:
     def check_type_forward(self, in_types):
         """Check the shapes and dtypes of the inputs (no-op by default)."""
 
+    def _forward_routed(self, in_data):
+        """Run the chosen route; convert arrays at the Intel64 boundary.
+
+        An op that does not take its oneDNN route sees NumPy arrays (mdarray
+        inputs are converted here, the one boundary of the Intel64 device).
+        A route taken on NumPy inputs returns NumPy arrays: NumPy in, NumPy
+        out; on mdarray inputs its outputs stay mdarrays.
+        """
+        on_device = self.intel64_on_device(in_data)
+        if self._choose_intel64(in_data):
+            outputs = self.forward_intel64(in_data)
+            if not on_device and isinstance(outputs, tuple):
+                outputs = tuple(intel64.to_numpy(y) for y in outputs)
+            return outputs
+        if on_device:
+            in_data = tuple(intel64.to_numpy(x) for x in in_data)
+        return self.forward(in_data)
+
     def _choose_intel64(self, inputs):
         """Whether this call runs ``forward_intel64``: the single route choice.
 
@@ -125,7 +140,7 @@ class FunctionNode:
             return False
         if backend.get_array_module(*inputs) is not numpy:
             return False
-        on_device = any(intel64.is_native_array(x) for x in inputs)
+        on_device = self.intel64_on_device(inputs)
         mode = config.use_ideep
         if mode == 'never' and not on_device:
             return False
@@ -138,6 +153,15 @@ class FunctionNode:
         if mode == 'auto' and not on_device:
             return bool(self.intel64_profitable(inputs))
         return True
+
+    def intel64_on_device(self, inputs):
+        """Whether this call computes on the Intel64 device.
+
+        True when some input is an mdarray.  A gradient node whose constants
+        come from the device (e.g. the forward output it keeps) overrides it
+        so that its result stays an mdarray too.
+        """
+        return any(intel64.is_native_array(x) for x in inputs)
 
     def intel64_supports(self, inputs):
         """Whether ``forward_intel64`` can compute these inputs exactly."""
@@ -231,7 +255,8 @@ class FunctionNode:
 
     def _zero_output(self, index):
         shape, dtype, device = self._output_meta[index]
-        return device.xp.zeros(shape, dtype=dtype)
+        # On the Intel64 device a zero gradient is an mdarray too.
+        return device.send(device.xp.zeros(shape, dtype=dtype))
 
     def _call_backward(self, targets, grad_outputs):
         gxs = self.backward(targets, grad_outputs)

@@ -13,7 +13,9 @@ std::string type_name(const py::handle& obj) {
 }
 
 bool is_native_float32(const py::dtype& dt) {
-    return dt.kind() == 'f' && dt.itemsize() == 4 && dt.attr("isnative").cast<bool>();
+    // PyArray_EquivTypes: also false for byte-swapped float32. (Reading the
+    // descriptor's fields directly breaks on NumPy 2 with older pybind11.)
+    return dt.equal(py::dtype::of<float>());
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "engine.hpp"
 #include "ops.hpp"
 #include "primitive_cache.hpp"
+#include "tensor.hpp"
 
 namespace cpuframe {
 
@@ -48,14 +49,6 @@ dnnl::eltwise_forward::primitive_desc relu_forward_pd(const memory::desc& md,
 float* data_of(const py::array& a) {
     // oneDNN takes a non-const handle even for memory it only reads.
     return static_cast<float*>(const_cast<void*>(a.data()));
-}
-
-void execute(const dnnl::primitive& primitive,
-             const std::unordered_map<int, memory>& args) {
-    py::gil_scoped_release release;
-    dnnl::stream& stream = cpu_stream();
-    primitive.execute(stream, args);
-    stream.wait();
 }
 
 py::array_t<float> relu_forward(const py::object& x_obj, float negative_slope) {
@@ -107,9 +100,84 @@ py::array_t<float> relu_backward(const py::object& x_obj, const py::object& gy_o
     return gx;
 }
 
+// -- Tensor versions: any layout, computed on the flat physical buffer --------
+
+// t itself when its buffer is dense (plain or blocked), else a plain copy;
+// element-wise ops then read the buffer as one flat array.
+TensorPtr dense(const TensorPtr& t) {
+    const memory::desc& md = t->desc();
+    if (md.get_inner_nblks() > 0 || t->is_plain()) return t;
+    // A permutation (e.g. NHWC) is dense when its size equals the element count;
+    // strided NumPy views are not.
+    if (md.get_size() == static_cast<std::size_t>(t->size()) * sizeof(float)) return t;
+    return t->reordered(plain_desc(md.get_dims()));
+}
+
+memory::desc flat_desc_of(const Tensor& t) {
+    return flat_f32_desc(static_cast<memory::dim>(t.nbytes() / sizeof(float)));
+}
+
+TensorPtr relu_tensor(const py::object& x_obj) {
+    constexpr const char* fn = "relu";
+    TensorPtr x = dense(as_tensor(fn, "x", x_obj));
+    TensorPtr y = Tensor::empty(x->desc(), x->shape());
+    const memory::dim n = static_cast<memory::dim>(x->nbytes() / sizeof(float));
+    if (x->size() == 0) return y;
+    guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()); }, [&] {
+        const memory::desc md = flat_desc_of(*x);
+        dnnl::primitive relu = PrimitiveCache::global().get_or_create(
+            relu_key("eltwise_forward", n, 0.0f), [&] {
+                return dnnl::eltwise_forward(relu_forward_pd(md, 0.0f));
+            });
+        execute(relu, {{DNNL_ARG_SRC, x->mem_as(md)}, {DNNL_ARG_DST, y->mem_as(md)}});
+    });
+    return y;
+}
+
+TensorPtr relu_grad_tensor(const py::object& y_obj, const py::object& gy_obj) {
+    constexpr const char* fn = "relu_grad";
+    TensorPtr y = dense(as_tensor(fn, "y", y_obj));
+    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
+    if (y->shape() != gy->shape()) {
+        throw py::value_error(std::string(fn) + ": expected y and gy of the same shape, got y " +
+                              shape_str(y->shape()) + " and gy " + shape_str(gy->shape()));
+    }
+    TensorPtr gx = Tensor::empty(y->desc(), y->shape());
+    if (y->size() == 0) return gx;
+    guard_dnnl(fn, [&] { return "y " + shape_str(y->shape()); }, [&] {
+        gy = in_layout(gy, y->desc());  // gy may come in another layout
+        const memory::desc md = flat_desc_of(*y);
+        const memory::dim n = md.get_dims()[0];
+        PrimitiveKey key("eltwise_backward");
+        key.algorithm(algorithm::eltwise_relu_use_dst_for_bwd).shape({n});
+        dnnl::primitive grad = PrimitiveCache::global().get_or_create(key, [&] {
+            dnnl::eltwise_forward::primitive_desc hint(
+                cpu_engine(), prop_kind::forward_training,
+                algorithm::eltwise_relu_use_dst_for_bwd, md, md, 0.0f, 0.0f);
+            return dnnl::eltwise_backward(dnnl::eltwise_backward::primitive_desc(
+                cpu_engine(), algorithm::eltwise_relu_use_dst_for_bwd, md, md, md, 0.0f, 0.0f,
+                hint));
+        });
+        execute(grad, {{DNNL_ARG_DST, y->mem_as(md)},
+                       {DNNL_ARG_DIFF_DST, gy->mem_as(md)},
+                       {DNNL_ARG_DIFF_SRC, gx->mem_as(md)}});
+    });
+    return gx;
+}
+
 }  // namespace
 
 void register_eltwise(py::module_& m) {
+    m.def("relu", &relu_tensor, py::arg("x"),
+          R"doc(ReLU of a Tensor (or float32 ndarray), as a Tensor in x's layout.
+
+Computed on the flat physical buffer, so any layout works without a reorder.
+)doc");
+    m.def("relu_grad", &relu_grad_tensor, py::arg("y"), py::arg("gy"),
+          R"doc(Gradient of relu from its output: gx = gy * (y > 0), in y's layout.
+
+gy is reordered to y's layout first when the two differ.
+)doc");
     m.def("relu_forward", &relu_forward, py::arg("x"), py::arg("negative_slope") = 0.0f,
           R"doc(Rectified linear unit, or leaky ReLU when negative_slope != 0.
 

@@ -104,5 +104,14 @@ PYBIND11_MODULE(_dnnl, m) {
           "Sets how many primitives the cache keeps (0 disables caching); shrinking "
           "evicts the least recently used.");
 
+    cpuframe::register_tensor(m);
     cpuframe::register_eltwise(m);
+    cpuframe::register_convolution(m);
+    cpuframe::register_inner_product(m);
+    cpuframe::register_sum(m);
+    cpuframe::register_pooling(m);
+    cpuframe::register_batch_normalization(m);
+    cpuframe::register_lrn(m);
+    cpuframe::register_concat(m);
+    cpuframe::register_activation(m);
 }

@@ -5,6 +5,16 @@
 
 namespace cpuframe {
 
+void register_tensor(pybind11::module_& m);
 void register_eltwise(pybind11::module_& m);
+void register_convolution(pybind11::module_& m);
+void register_inner_product(pybind11::module_& m);
+void register_sum(pybind11::module_& m);
+// Part B: pooling, normalizations, concat, activations.
+void register_pooling(pybind11::module_& m);
+void register_batch_normalization(pybind11::module_& m);
+void register_lrn(pybind11::module_& m);
+void register_concat(pybind11::module_& m);
+void register_activation(pybind11::module_& m);
 
 }  // namespace cpuframe

@@ -33,6 +33,10 @@ public:
     // Floats are written exactly (hex float), so 0.1f and 0.1000001f differ.
     PrimitiveKey& scalar(std::string_view name, float value);
     PrimitiveKey& option(std::string_view name, std::int64_t value);
+    // Any other text, e.g. a memory descriptor's desc_key().
+    PrimitiveKey& text(std::string_view name, std::string_view value) {
+        return field(name, value);
+    }
 
     const std::string& str() const { return text_; }
 

@@ -1,9 +1,56 @@
 """The intel64 backend: oneDNN through the native module ``cpuframe._dnnl``.
 
 Whether an op runs on oneDNN is decided in one place, the FunctionNode
-machinery, from ``config.use_ideep`` and what the op says it supports; the
-helpers here answer the questions it asks.
+machinery (``FunctionNode._choose_intel64``), from ``config.use_ideep`` and
+what the op says it supports; the helpers here answer the questions it asks.
+
+The array of the Intel64 device is ``mdarray``: the native tensor
+``cpuframe._dnnl.Tensor`` (a oneDNN memory in whatever layout the primitive
+that wrote it chose) with the NumPy protocols added below.  ``numpy.asarray``
+is the boundary that converts it to plain NCHW; element-wise arithmetic
+(``+ - * /``, in place too, and element-wise ufuncs) runs on the physical
+buffers without any reorder when the operands share a layout.
+
+How to add a route
+------------------
+1. C++ (one file per op family, e.g. ``csrc/pooling.cpp``; add it to
+   CMakeLists.txt and register it in ``ops.hpp``/``module.cpp``): take inputs
+   as ``TensorPtr x = as_tensor(fn, "x", obj)`` (a Tensor as it is, a float32
+   ndarray wrapped without a copy), build a ``PrimitiveKey`` from everything
+   the primitive depends on (use ``desc_key(x->desc())`` for input layouts),
+   get the primitive from ``PrimitiveCache::global().get_or_create``, convert
+   inputs with ``in_layout(x, pd.src_desc())`` (no-op when the layout already
+   matches; counted in ``reorder_stats()`` otherwise), allocate outputs with
+   ``Tensor::empty(pd.dst_desc(), logical_shape)`` and ``execute(prim, args)``
+   (releases the GIL).  Wrap the oneDNN calls in ``guard_dnnl``.  Return
+   Tensors; never convert to NumPy in C++.  Element-wise ops may run on the
+   flat physical buffer (any layout: see ``eltwise.cpp``); layout-sensitive
+   ones should accept the input's own layout (pass ``x->desc()`` as the
+   primitive's src desc) so activations keep flowing in the layout the
+   convolutions chose.  ``csrc/convolution.cpp`` is the worked example
+   (including querying descs back from a cached primitive).
+2. Python, in the op's FunctionNode (and its Grad nodes): ``intel64_supports
+   (inputs)`` (float32 only: use ``intel64.all_float32(inputs)``, plus the
+   options the kernel handles), ``intel64_profitable(inputs)`` for 'auto'
+   (e.g. ``intel64.large_enough(x)``), and ``forward_intel64(inputs)``
+   calling ``intel64.native().your_function(...)`` and returning a tuple.
+   Call ``retain_inputs``/``retain_outputs`` exactly as ``forward`` does.
+   The machinery converts: mdarray inputs of an op that does not take its
+   route become NumPy arrays; outputs of a route whose inputs were all NumPy
+   become NumPy arrays ("NumPy in, NumPy out"), so ``forward_intel64`` may
+   simply return Tensors.  A gradient node that keeps device arrays as
+   constants (e.g. ``ReLUGrad`` keeps ``y``, the filter-gradient nodes keep
+   the weight as ``w_like``) overrides ``intel64_on_device(inputs)`` so that
+   its output stays an mdarray.  Never read ``config.use_ideep`` in an op.
+   In C++, check dtypes with ``dtype.equal(py::dtype::of<float>())`` (or
+   ``as_tensor``), not ``dtype.kind()``/``itemsize()``: with pybind11 2.11
+   those misread NumPy 2 descriptors.
+3. Tests in ``tests/backends/intel64/``: parity against
+   ``config.use_ideep='never'`` for forward and every gradient, on NumPy
+   inputs and on the Intel64 device (``intel64.mdarray.from_numpy``).
 """
+import numbers
+
 import numpy
 
 from cpuframe import _native
@@ -14,9 +61,37 @@ from cpuframe.configuration import config
 _SHOULD_USE_LEVELS = ('>=auto', '==always')
 
 
+class _NotLoaded:
+    """Stands for ``mdarray`` until the native module is loaded."""
+
+
+#: The array type of the Intel64 device (``cpuframe._dnnl.Tensor`` once the
+#: native module is loaded).  Read it as ``intel64.mdarray``, not by
+#: ``from ... import mdarray``: it is bound on first use of the backend.
+mdarray = _NotLoaded
+_dnnl = None
+
+
+def native():
+    """The ``cpuframe._dnnl`` module (with mdarray installed), or None."""
+    if _dnnl is None:
+        _install()
+    return _dnnl
+
+
+def _install():
+    global _dnnl, mdarray
+    mod = _native.load()
+    if mod is None or _dnnl is not None:
+        return
+    _add_protocols(mod.Tensor)
+    mdarray = mod.Tensor
+    _dnnl = mod
+
+
 def is_ideep_available():
     """True when the oneDNN native module loaded."""
-    return _native.load() is not None
+    return native() is not None
 
 
 def unavailable_reason():
@@ -46,7 +121,13 @@ def should_use_ideep(level):
 
 
 def is_native_array(array):
-    """True for arrays of the Intel64 device's native tensor type."""
+    """True for arrays of the Intel64 device's native tensor type (mdarray)."""
+    if isinstance(array, mdarray):
+        return True
+    if mdarray is _NotLoaded and type(array).__name__ == 'Tensor' and \
+            type(array).__module__ == 'cpuframe._dnnl':
+        _install()
+        return True
     return False
 
 
@@ -61,7 +142,7 @@ def inputs_all_ready(inputs, supported_ndim=(2, 4)):
     for x in inputs:
         if x is None:
             continue
-        if hasattr(x, 'array'):
+        if hasattr(x, 'array') and not is_native_array(x):
             x = x.array
         if not (isinstance(x, numpy.ndarray) or is_native_array(x)):
             return False
@@ -70,19 +151,387 @@ def inputs_all_ready(inputs, supported_ndim=(2, 4)):
     return True
 
 
+def all_float32(inputs):
+    """True when every non-None input is a float32 ndarray or an mdarray."""
+    for x in inputs:
+        if x is None or is_native_array(x):
+            continue
+        if not isinstance(x, numpy.ndarray) or x.dtype != numpy.float32:
+            return False
+    return True
+
+
+def any_native(inputs):
+    """True when some input lives on the Intel64 device."""
+    return any(is_native_array(x) for x in inputs)
+
+
+def large_enough(x, threshold):
+    """True when ``x`` (an array or shape) has at least ``threshold`` elements.
+
+    The usual 'auto' test: below some size the call overhead of a primitive
+    outweighs its speed.
+    """
+    size = x.size if hasattr(x, 'size') else int(numpy.prod(x))
+    return size >= threshold
+
+
+def to_numpy(array):
+    """``array`` as a NumPy array (the boundary; a no-op for ndarrays)."""
+    if is_native_array(array):
+        return numpy.asarray(array)
+    return array
+
+
+def from_numpy(array):
+    """A float32 ndarray as an mdarray (plain layout, a copy)."""
+    check_ideep_available()
+    return mdarray.from_numpy(numpy.asarray(array, dtype=numpy.float32))
+
+
+def _rebuild_mdarray(array):
+    return from_numpy(array)
+
+
+# ---------------------------------------------------------------------------
+# The Intel64 device
+# ---------------------------------------------------------------------------
+
 class Intel64Device(Device):
     """The oneDNN device (``'@intel64'``).
 
-    Until the native tensor lands, arrays on this device are NumPy arrays;
-    what changes is that ops prefer their oneDNN routes for them.
+    float32 arrays of 1 to 12 dimensions sent here become ``mdarray``s;
+    others (integer labels, float64, 0-dim) stay NumPy arrays, which the
+    NumPy path computes as usual.
     """
 
     xp = numpy
     name = '@intel64'
-    supported_array_types = (numpy.ndarray,)
 
     def __init__(self):
         check_ideep_available()
 
+    @property
+    def supported_array_types(self):
+        return (numpy.ndarray, numpy.generic, mdarray)
+
     def send_array(self, array):
-        return _to_numpy(array)
+        if is_native_array(array):
+            return array
+        array = _to_numpy(array)
+        if isinstance(array, numpy.ndarray) and \
+                array.dtype == numpy.float32 and 1 <= array.ndim <= 12:
+            return mdarray.from_numpy(array)
+        return array
+
+
+# ---------------------------------------------------------------------------
+# NumPy protocols of mdarray
+# ---------------------------------------------------------------------------
+
+# Ufuncs computed on the physical buffers when every array operand has the
+# output's shape: each maps equal layouts element by element.
+_ELEMENTWISE = frozenset([
+    numpy.add, numpy.subtract, numpy.multiply, numpy.divide,
+    numpy.true_divide, numpy.power, numpy.float_power, numpy.sqrt,
+    numpy.square, numpy.maximum, numpy.minimum, numpy.fmax, numpy.fmin,
+    numpy.negative, numpy.positive, numpy.absolute, numpy.fabs, numpy.sign,
+    numpy.exp, numpy.expm1, numpy.log, numpy.log1p, numpy.reciprocal,
+    numpy.tanh, numpy.sin, numpy.cos, numpy.copysign, numpy.cbrt,
+])
+_SCALAR_TYPES = (numbers.Number, numpy.generic)
+
+
+def _is_operand(x):
+    return is_native_array(x) or isinstance(x, (numpy.ndarray,) + _SCALAR_TYPES)
+
+
+def _elementwise(ufunc, inputs, out):
+    """The ufunc on raw views; NotImplemented when it does not apply."""
+    tensor_type = mdarray
+    out_t = None
+    if out is not None:
+        if len(out) != 1 or not isinstance(out[0], tensor_type):
+            return NotImplemented
+        out_t = out[0]
+    ref = out_t
+    if ref is None:
+        for x in inputs:
+            if isinstance(x, tensor_type):
+                ref = x
+                break
+    if ref is None or ref.dtype != numpy.float32:
+        return NotImplemented
+    shape = ref.shape
+    ops = []
+    for x in inputs:
+        if isinstance(x, tensor_type):
+            if x.shape != shape:
+                return NotImplemented
+            if not x.same_layout(ref):
+                x = x.reorder_to_layout_of(ref)
+            ops.append(x.raw_view())
+        elif isinstance(x, numpy.ndarray):
+            if x.ndim == 0 and x.dtype.kind in 'biuf':
+                ops.append(x)
+                continue
+            if x.shape != shape or x.dtype != numpy.float32:
+                return NotImplemented
+            t = tensor_type.empty_like(ref)
+            t.copy_from(x)
+            ops.append(t.raw_view())
+        elif isinstance(x, _SCALAR_TYPES) and not isinstance(x, complex):
+            ops.append(x)
+        else:
+            return NotImplemented
+    if out_t is None:
+        out_t = tensor_type.empty_like(ref)
+    if out_t.has_padding:
+        # The zeros of a blocked layout's padding take part too (0 / 0 and
+        # the like): silence what they raise, then restore the zeros.
+        with numpy.errstate(divide='ignore', invalid='ignore'):
+            ufunc(*ops, out=out_t.raw_view())
+        out_t.zero_padding()
+    else:
+        ufunc(*ops, out=out_t.raw_view())
+    return out_t
+
+
+def _unwrap(obj):
+    """Tensors (also inside lists, tuples and dicts) converted to NumPy."""
+    if is_native_array(obj):
+        return numpy.asarray(obj)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_unwrap(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _unwrap(v) for k, v in obj.items()}
+    return obj
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    out = kwargs.pop('out', None)
+    if method == '__call__' and not kwargs and ufunc in _ELEMENTWISE:
+        result = _elementwise(ufunc, inputs, out)
+        if result is not NotImplemented:
+            return result
+    if not all(_is_operand(x) or x is None for x in inputs):
+        return NotImplemented
+    inputs = tuple(_unwrap(x) for x in inputs)
+    if out is None:
+        return getattr(ufunc, method)(*inputs, **kwargs)
+    outs = tuple(x.to_numpy() if is_native_array(x) else x for x in out)
+    result = getattr(ufunc, method)(*inputs, out=outs, **kwargs)
+    for dst, tmp in zip(out, outs):
+        if is_native_array(dst):
+            dst.copy_from(tmp)
+    if is_native_array(out[0]) and len(out) == 1:
+        return out[0]
+    return result
+
+
+def _copyto(dst, src, casting='same_kind', where=True):
+    if is_native_array(dst) and where is True:
+        if is_native_array(src) or isinstance(src, numpy.ndarray):
+            if tuple(src.shape) == dst.shape and src.dtype == numpy.float32:
+                dst.copy_from(src)
+                return None
+        tmp = numpy.empty(dst.shape, numpy.float32)
+        numpy.copyto(tmp, _unwrap(src), casting=casting)
+        dst.copy_from(tmp)
+        return None
+    if is_native_array(dst):
+        tmp = numpy.asarray(dst).copy()
+        numpy.copyto(tmp, _unwrap(src), casting=casting, where=_unwrap(where))
+        dst.copy_from(tmp)
+        return None
+    return numpy.copyto(dst, _unwrap(src), casting=casting, where=_unwrap(where))
+
+
+def _like(fill):
+    def make(a, dtype=None, order='K', subok=True, shape=None, *args):
+        if is_native_array(a) and shape is None and not args and (
+                dtype is None or numpy.dtype(dtype) == numpy.float32):
+            if fill == 0:
+                return mdarray.zeros_like(a)
+            t = mdarray.empty_like(a)
+            if fill is not None:
+                t.fill(fill)
+            return t
+        return NotImplemented
+    return make
+
+
+def _full_like(a, fill_value, dtype=None, order='K', subok=True, shape=None):
+    if is_native_array(a) and shape is None and (
+            dtype is None or numpy.dtype(dtype) == numpy.float32):
+        t = mdarray.empty_like(a)
+        t.fill(fill_value)
+        return t
+    return NotImplemented
+
+
+_FUNCTIONS = {
+    numpy.zeros_like: _like(0),
+    numpy.ones_like: _like(1),
+    numpy.empty_like: _like(None),
+    numpy.full_like: _full_like,
+    numpy.copyto: _copyto,
+}
+
+
+def _array_function(self, func, types, args, kwargs):
+    handler = _FUNCTIONS.get(func)
+    if handler is not None:
+        result = handler(*args, **kwargs)
+        if result is not NotImplemented:
+            return result
+    return func(*_unwrap(args), **_unwrap(kwargs))
+
+
+def _array(self, dtype=None, copy=None):
+    if self.is_plain and copy is not True:
+        a = self.raw_view()[:self.size].reshape(self.shape)
+    else:
+        if copy is False:
+            raise ValueError(
+                'mdarray.__array__: a {} layout needs a copy (a reorder) to '
+                'become a NumPy array'.format(self.format))
+        a = self.to_numpy()
+    if dtype is not None and numpy.dtype(dtype) != a.dtype:
+        a = a.astype(dtype)
+    return a
+
+
+def _fill(self, value):
+    self.raw_view().fill(value)
+    if self.has_padding:
+        self.zero_padding()
+
+
+def _astype(self, dtype, order='K', casting='unsafe', subok=True, copy=True):
+    if numpy.dtype(dtype) == numpy.float32:
+        return self.copy() if copy else self
+    return numpy.asarray(self).astype(dtype, order=order, casting=casting)
+
+
+def _getitem(self, key):
+    return numpy.asarray(self)[key]
+
+
+def _setitem(self, key, value):
+    value = _unwrap(value)
+    full = key is Ellipsis or (isinstance(key, slice) and key == slice(None))
+    if full and isinstance(value, _SCALAR_TYPES):
+        self.fill(value)
+        return
+    if full and isinstance(value, numpy.ndarray) and value.shape == self.shape:
+        self.copy_from(value.astype(numpy.float32, copy=False))
+        return
+    if self.is_plain:
+        numpy.asarray(self)[key] = value
+        return
+    tmp = self.to_numpy()
+    tmp[key] = value
+    self.copy_from(tmp)
+
+
+def _len(self):
+    if not self.shape:
+        raise TypeError('len() of a 0-d mdarray')
+    return self.shape[0]
+
+
+def _repr(self):
+    body = numpy.array2string(numpy.asarray(self), separator=', ',
+                              prefix='mdarray(')
+    return 'mdarray({}, format={!r})'.format(body, self.format)
+
+
+def _reduce(self):
+    return _rebuild_mdarray, (self.to_numpy(),)
+
+
+def _binary(ufunc):
+    def op(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return ufunc(self, other)
+
+    def rop(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return ufunc(other, self)
+
+    def iop(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return ufunc(self, other, out=(self,))
+    return op, rop, iop
+
+
+def _boundary_method(name):
+    def method(self, *args, **kwargs):
+        return getattr(numpy.asarray(self), name)(*_unwrap(args),
+                                                  **_unwrap(kwargs))
+    method.__name__ = name
+    method.__doc__ = 'numpy.ndarray.{} on the NumPy view (the boundary).'.format(
+        name)
+    return method
+
+
+_BOUNDARY_METHODS = (
+    'sum', 'mean', 'max', 'min', 'prod', 'std', 'var', 'argmax', 'argmin',
+    'all', 'any', 'clip', 'dot', 'reshape', 'ravel', 'flatten', 'squeeze',
+    'transpose', 'swapaxes', 'tolist', 'item', 'cumsum', 'round', 'nonzero',
+    'take', 'repeat', 'tobytes', 'view',
+)
+
+
+def _add_protocols(cls):
+    cls.__array_priority__ = 1000
+    cls.__array_ufunc__ = _array_ufunc
+    cls.__array_function__ = _array_function
+    cls.__array__ = _array
+    cls.__len__ = _len
+    cls.__iter__ = lambda self: iter(numpy.asarray(self))
+    cls.__repr__ = _repr
+    cls.__str__ = lambda self: str(numpy.asarray(self))
+    cls.__reduce__ = _reduce
+    cls.__copy__ = lambda self: self.copy()
+    cls.__deepcopy__ = lambda self, memo: self.copy()
+    cls.__getitem__ = _getitem
+    cls.__setitem__ = _setitem
+    cls.__bool__ = lambda self: bool(numpy.asarray(self))
+    cls.__float__ = lambda self: float(numpy.asarray(self))
+    cls.__int__ = lambda self: int(numpy.asarray(self))
+    cls.fill = _fill
+    cls.astype = _astype
+    cls.T = property(lambda self: numpy.asarray(self).T)
+    cls.itemsize = 4
+    cls.strides = property(lambda self: numpy.asarray(self).strides)
+    for name, ufunc in (('add', numpy.add), ('sub', numpy.subtract),
+                        ('mul', numpy.multiply),
+                        ('truediv', numpy.true_divide),
+                        ('pow', numpy.power)):
+        op, rop, iop = _binary(ufunc)
+        setattr(cls, '__{}__'.format(name), op)
+        setattr(cls, '__r{}__'.format(name), rop)
+        setattr(cls, '__i{}__'.format(name), iop)
+    cls.__neg__ = lambda self: numpy.negative(self)
+    cls.__pos__ = lambda self: self.copy()
+    cls.__abs__ = lambda self: numpy.absolute(self)
+    for name, ufunc in (('lt', numpy.less), ('le', numpy.less_equal),
+                        ('gt', numpy.greater), ('ge', numpy.greater_equal)):
+        setattr(cls, '__{}__'.format(name),
+                (lambda f: lambda self, other: f(numpy.asarray(self),
+                                                 _unwrap(other)))(ufunc))
+    for name in _BOUNDARY_METHODS:
+        setattr(cls, name, _boundary_method(name))
+
+
+__all__ = [
+    'Intel64Device', 'mdarray', 'native', 'is_ideep_available',
+    'unavailable_reason', 'check_ideep_available', 'should_use_ideep',
+    'is_native_array', 'inputs_all_ready', 'all_float32', 'any_native',
+    'large_enough', 'to_numpy', 'from_numpy',
+]

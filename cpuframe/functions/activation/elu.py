@@ -1,7 +1,18 @@
 """Exponential linear unit."""
 from cpuframe import backend, utils
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
+
+# 'auto' routes elu to oneDNN from this many elements (below it NumPy is as
+# fast as a primitive call).
+_AUTO_MIN_SIZE = 1 << 16
+
+
+def _supported(arrays):
+    """float32 arrays of at least one element and one dimension."""
+    return intel64.all_float32(arrays) and arrays[0].ndim >= 1 and \
+        arrays[0].size > 0
 
 
 class ELU(FunctionNode):
@@ -20,6 +31,16 @@ class ELU(FunctionNode):
         # min(x, 0) so that large positive x does not overflow.
         neg = xp.expm1(xp.minimum(x, 0)) * x.dtype.type(self.alpha)
         return utils.force_array(xp.where(x < 0, neg, x), x.dtype),
+
+    def intel64_supports(self, inputs):
+        return _supported(inputs)
+
+    def intel64_profitable(self, inputs):
+        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+
+    def forward_intel64(self, inputs):
+        self.retain_inputs((0,))
+        return intel64.native().elu_forward(inputs[0], self.alpha),
 
     def backward(self, indexes, grad_outputs):
         x, = self.get_retained_inputs()
@@ -44,6 +65,17 @@ class ELUGrad(FunctionNode):
         xp = backend.get_array_module(x)
         slope = xp.exp(xp.minimum(x, 0)) * x.dtype.type(self.alpha)
         return utils.force_array(xp.where(x < 0, gy * slope, gy), x.dtype),
+
+    def intel64_supports(self, inputs):
+        return _supported(inputs)
+
+    def intel64_profitable(self, inputs):
+        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+
+    def forward_intel64(self, inputs):
+        self.retain_inputs((0, 1))
+        x, gy = inputs
+        return intel64.native().elu_backward(x, gy, self.alpha),
 
     def backward(self, indexes, grad_outputs):
         x, gy = self.get_retained_inputs()

@@ -1,7 +1,12 @@
 """Leaky rectified linear unit."""
 from cpuframe import backend, utils
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
+
+# 'auto' routes leaky_relu (and elu) to oneDNN from this many elements
+# (below it NumPy is as fast as a primitive call).
+_AUTO_MIN_SIZE = 1 << 16
 
 
 class LeakyReLU(FunctionNode):
@@ -26,25 +31,61 @@ class LeakyReLU(FunctionNode):
         y = xp.where(negative, x * x.dtype.type(self.slope), x)
         return utils.force_array(y, x.dtype),
 
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs) and inputs[0].ndim >= 1 and \
+            inputs[0].size > 0
+
+    def intel64_profitable(self, inputs):
+        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+
+    def forward_intel64(self, inputs):
+        x, = inputs
+        # backward reads the signs of x from y (slope > 0) or from x.
+        self._negative = None
+        if self.slope > 0:
+            self.retain_outputs((0,))
+        else:
+            self.retain_inputs((0,))
+        return intel64.native().leaky_relu_forward(x, self.slope),
+
     def backward(self, indexes, grad_outputs):
         negative = self._negative
+        ref = None
         if negative is None:
-            y, = self.get_retained_outputs()
-            negative = y.array < 0
-        return LeakyReLUGrad(negative, self.slope).apply((grad_outputs[0],))
+            # y (slope > 0) or x has the signs of x.
+            ref, = self.get_retained_outputs() if self.slope > 0 else \
+                self.get_retained_inputs()
+            ref = ref.array
+        return LeakyReLUGrad(negative, self.slope, ref).apply(
+            (grad_outputs[0],))
 
 
 class LeakyReLUGrad(FunctionNode):
-    """``gx = gy * (slope if x < 0 else 1)``; linear in ``gy``."""
+    """``gx = gy * (slope if x < 0 else 1)``; linear in ``gy``.
 
-    def __init__(self, negative, slope):
-        self.negative = negative
+    The signs of ``x`` come as the mask ``negative`` or as ``ref``, an
+    array with the signs of ``x`` (``x`` itself, or ``y`` when
+    ``slope > 0``), which the oneDNN route reads directly.
+    """
+
+    def __init__(self, negative, slope, ref=None):
+        self._mask = negative
         self.slope = slope
+        self.ref = ref
+
+    @property
+    def negative(self):
+        if self._mask is None:
+            self._mask = intel64.to_numpy(self.ref) < 0
+        return self._mask
+
+    def _shape(self):
+        return tuple((self.ref if self._mask is None else self._mask).shape)
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('gy',))
         type_check.expect(in_types[0].dtype.kind == 'f',
-                          in_types[0].shape == self.negative.shape)
+                          in_types[0].shape == self._shape())
 
     def forward(self, inputs):
         gy, = inputs
@@ -52,8 +93,23 @@ class LeakyReLUGrad(FunctionNode):
         gx = xp.where(self.negative, gy * gy.dtype.type(self.slope), gy)
         return utils.force_array(gx, gy.dtype),
 
+    def intel64_on_device(self, inputs):
+        return intel64.any_native((self.ref,) + tuple(inputs))
+
+    def intel64_supports(self, inputs):
+        return self.ref is not None and \
+            intel64.all_float32((self.ref,) + tuple(inputs)) and \
+            self.ref.ndim >= 1 and self.ref.size > 0
+
+    def intel64_profitable(self, inputs):
+        return intel64.large_enough(self.ref, _AUTO_MIN_SIZE)
+
+    def forward_intel64(self, inputs):
+        return intel64.native().leaky_relu_backward(
+            self.ref, inputs[0], self.slope),
+
     def backward(self, indexes, grad_outputs):
-        return LeakyReLUGrad(self.negative, self.slope).apply(
+        return LeakyReLUGrad(self._mask, self.slope, self.ref).apply(
             (grad_outputs[0],))
 
 

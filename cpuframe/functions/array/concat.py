@@ -2,6 +2,7 @@
 import numpy
 
 from cpuframe import backend
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
 
@@ -25,6 +26,7 @@ class Concat(FunctionNode):
             raise TypeError('concat: expected an int axis, got {!r}'.format(
                 axis))
         self.axis = int(axis)
+        self._intel64_ctx = None
 
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() > 0)
@@ -44,11 +46,67 @@ class Concat(FunctionNode):
         self._sizes = [x.shape[self.axis] for x in inputs]
         return xp.concatenate(inputs, axis=self.axis),
 
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs) and \
+            1 <= inputs[0].ndim <= 12 and all(x.size > 0 for x in inputs)
+
+    def intel64_profitable(self, inputs):
+        # A concatenation is a memory-bound copy, which NumPy does as fast:
+        # NumPy inputs stay on NumPy (mdarrays always take the route).
+        return False
+
+    def forward_intel64(self, inputs):
+        self._sizes = [x.shape[self.axis] for x in inputs]
+        y, self._intel64_ctx = intel64.native().concat_forward(
+            list(inputs), self.axis % inputs[0].ndim)
+        self._native_inputs = [intel64.is_native_array(x) for x in inputs]
+        return y,
+
     def backward(self, indexes, grad_outputs):
-        from cpuframe.functions.array.split_axis import split_axis
-        gxs = split_axis(grad_outputs[0], _split_points(self._sizes),
-                         self.axis)
+        gy, = grad_outputs
+        if self._intel64_ctx is not None and (
+                any(self._native_inputs) or
+                intel64.is_native_array(gy.array)):
+            # On the Intel64 device: split with oneDNN, each piece in its
+            # input's layout.
+            gxs = _ConcatGrad(self).apply((gy,))
+        else:
+            from cpuframe.functions.array.split_axis import split_axis
+            gxs = split_axis(gy, _split_points(self._sizes), self.axis)
         return tuple(gxs[i] for i in indexes)
+
+
+class _ConcatGrad(FunctionNode):
+    """The gradient of a oneDNN :class:`Concat`: ``gy`` split along its axis.
+
+    Its own gradient concatenates again.
+    """
+
+    def __init__(self, concat):
+        self.concat = concat
+
+    def forward(self, inputs):
+        gy, = inputs
+        xp = backend.get_array_module(gy)
+        return tuple(xp.split(gy, _split_points(self.concat._sizes),
+                              axis=self.concat.axis))
+
+    def intel64_on_device(self, inputs):
+        return any(self.concat._native_inputs) or \
+            super().intel64_on_device(inputs)
+
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs)
+
+    def forward_intel64(self, inputs):
+        gxs = intel64.native().concat_backward(inputs[0],
+                                               self.concat._intel64_ctx)
+        # NumPy inputs get NumPy gradients.
+        return tuple(gx if native else intel64.to_numpy(gx) for gx, native
+                     in zip(gxs, self.concat._native_inputs))
+
+    def backward(self, indexes, grad_outputs):
+        return Concat(self.concat.axis).apply(grad_outputs)
 
 
 def concat(xs, axis=1):

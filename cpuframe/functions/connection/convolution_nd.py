@@ -10,6 +10,7 @@ order are again convolutions.  The gradient with respect to the filter is
 import numpy
 
 from cpuframe import backend
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.functions.connection._im2col import _per_axis, conv_outsize, im2col
 from cpuframe.utils import type_check
@@ -56,6 +57,38 @@ def _check_groups(shape_expr, groups, what):
         raise type_check.InvalidType(
             '{} % groups == 0'.format(what),
             '{} % {} != 0'.format(value, groups))
+
+
+def _onednn_pad_r(size, ksize, outsize, stride, pad, dilate):
+    """oneDNN's right padding giving ``outsize`` (cover_all's extra pad included).
+
+    oneDNN's output size is ``(size + pad_l + pad_r - extent) // stride + 1``;
+    Chainer's plain size needs ``pad_r = pad``, cover_all (or a larger
+    deconvolution outsize) needs the right padding to reach the last window.
+    """
+    return [max(p, (o - 1) * s + (k - 1) * d + 1 - h - p)
+            for h, k, o, s, p, d in zip(size, ksize, outsize, stride, pad,
+                                        dilate)]
+
+
+# 'auto' routes a (de)convolution on NumPy arrays to oneDNN from this many
+# multiply-adds; below it both paths cost about the same call overhead.
+_AUTO_MIN_MACS = 1 << 14
+
+
+def _macs(x_shape, w_shape):
+    """Multiply-adds of a convolution at unit stride, about: every output
+    pixel (one per input pixel) of every filter over ``C / groups`` inputs."""
+    return _prod(x_shape) // max(x_shape[1], 1) * _prod(w_shape)
+
+
+def _native_weight(W):
+    """The weight's mdarray when it lives on the Intel64 device, else None.
+
+    Given to the filter-gradient node so that oneDNN writes the gradient in
+    the weight's own layout (the optimizer then updates it in place).
+    """
+    return W if intel64.is_native_array(W) else None
 
 
 def _add_bias(y, b):
@@ -171,6 +204,25 @@ class ConvolutionND(FunctionNode):
         return _conv_forward(x, W, b, self.stride, self.pad, self.dilate,
                              self.groups, self._cover_all),
 
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs) and 1 <= self.ndim <= 3
+
+    def intel64_profitable(self, inputs):
+        x, W = inputs[0], inputs[1]
+        return _macs(x.shape, W.shape) // _prod(self.stride) >= _AUTO_MIN_MACS
+
+    def forward_intel64(self, inputs):
+        self.retain_inputs((0, 1))
+        x, W = inputs[0], inputs[1]
+        b = inputs[2] if len(inputs) == 3 else None
+        ksize = W.shape[2:]
+        outsize = conv_outsize(x.shape[2:], ksize, self.stride, self.pad,
+                               self.dilate, self._cover_all)
+        pad_r = _onednn_pad_r(x.shape[2:], ksize, outsize, self.stride,
+                              self.pad, self.dilate)
+        return intel64.native().convolution_forward(
+            x, W, b, self.stride, self.dilate, self.pad, pad_r, self.groups),
+
     def backward(self, indexes, grad_outputs):
         from cpuframe.functions.connection.deconvolution_nd import DeconvolutionND
         x, W = self.get_retained_inputs()
@@ -181,10 +233,13 @@ class ConvolutionND(FunctionNode):
                 self.ndim, self.stride, self.pad, outsize=x.shape[2:],
                 dilate=self.dilate, groups=self.groups).apply((gy, W))[0])
         if 1 in indexes:
-            ret.append(ConvolutionNDGradW(
+            # The filter and bias gradients in one node (one oneDNN primitive).
+            grad_w = ConvolutionNDGradW(
                 self.ndim, W.shape[2:], self.stride, self.pad, self.dilate,
-                self.groups, self._cover_all, W.dtype).apply((x, gy))[0])
-        if 2 in indexes:
+                self.groups, self._cover_all, W.dtype, with_bias=2 in indexes,
+                w_like=_native_weight(W.array))
+            ret.extend(grad_w.apply((x, gy)))
+        elif 2 in indexes:
             ret.append(_bias_grad(gy))
         return tuple(ret)
 
@@ -192,12 +247,16 @@ class ConvolutionND(FunctionNode):
 class ConvolutionNDGradW(FunctionNode):
     """The filter gradient of a convolution, from ``x`` and ``gy``.
 
+    With ``with_bias`` it also outputs the bias gradient (``gy`` summed over
+    the batch and spatial axes), so that oneDNN computes both in one pass.
     Its gradients are again a deconvolution (for ``x``) and a convolution
-    (for ``gy``) with the incoming filter gradient.
+    (for ``gy``, with the incoming bias gradient as its bias).  ``w_like``
+    is the weight's mdarray, whose layout the intel64 route gives the
+    filter gradient.
     """
 
     def __init__(self, ndim, ksize, stride, pad, dilate, groups, cover_all,
-                 w_dtype):
+                 w_dtype, with_bias=False, w_like=None):
         self.ndim = ndim
         self.ksize = tuple(ksize)
         self.stride = stride
@@ -206,6 +265,8 @@ class ConvolutionNDGradW(FunctionNode):
         self.groups = groups
         self.cover_all = tuple(cover_all)
         self.w_dtype = numpy.dtype(w_dtype)
+        self.with_bias = with_bias
+        self.w_like = w_like
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gy'))
@@ -223,23 +284,51 @@ class ConvolutionNDGradW(FunctionNode):
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         x, gy = inputs
-        return _conv_grad_weight(x, gy, self.ksize, self.stride, self.pad,
-                                 self.dilate, self.groups, self.cover_all,
-                                 self.w_dtype),
+        gW = _conv_grad_weight(x, gy, self.ksize, self.stride, self.pad,
+                               self.dilate, self.groups, self.cover_all,
+                               self.w_dtype)
+        if not self.with_bias:
+            return gW,
+        axes = (0,) + tuple(range(2, gy.ndim))
+        return gW, gy.sum(axis=axes).astype(gy.dtype, copy=False)
+
+    def intel64_on_device(self, inputs):
+        return self.w_like is not None or intel64.any_native(inputs)
+
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs) and \
+            self.w_dtype == numpy.float32 and 1 <= self.ndim <= 3
+
+    def intel64_profitable(self, inputs):
+        x, gy = inputs
+        return x.size * gy.shape[1] // self.groups * _prod(self.ksize) // \
+            _prod(self.stride) >= _AUTO_MIN_MACS
+
+    def forward_intel64(self, inputs):
+        self.retain_inputs((0, 1))
+        x, gy = inputs
+        w_shape = (gy.shape[1], x.shape[1] // self.groups) + self.ksize
+        pad_r = _onednn_pad_r(x.shape[2:], self.ksize, gy.shape[2:],
+                              self.stride, self.pad, self.dilate)
+        gW, gb = intel64.native().convolution_backward_weights(
+            x, gy, w_shape, self.with_bias, self.stride, self.dilate,
+            self.pad, pad_r, self.groups, self.w_like)
+        return (gW, gb) if self.with_bias else (gW,)
 
     def backward(self, indexes, grad_outputs):
         from cpuframe.functions.connection.deconvolution_nd import DeconvolutionND
         x, gy = self.get_retained_inputs()
-        ggW, = grad_outputs
+        ggW = grad_outputs[0]
         ret = []
         if 0 in indexes:
             ret.append(DeconvolutionND(
                 self.ndim, self.stride, self.pad, outsize=x.shape[2:],
                 dilate=self.dilate, groups=self.groups).apply((gy, ggW))[0])
         if 1 in indexes:
+            args = (x, ggW, grad_outputs[1]) if self.with_bias else (x, ggW)
             ret.append(ConvolutionND(
                 self.ndim, self.stride, self.pad, self.cover_all,
-                dilate=self.dilate, groups=self.groups).apply((x, ggW))[0])
+                dilate=self.dilate, groups=self.groups).apply(args)[0])
         return tuple(ret)
 
 

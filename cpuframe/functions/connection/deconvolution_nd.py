@@ -6,9 +6,11 @@ col2im), and its gradients are a convolution (for ``x``) and a convolution
 filter gradient (for ``W``).  See ``convolution_nd`` for the other half.
 """
 from cpuframe import backend
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.functions.connection._im2col import col2im
 from cpuframe.functions.connection.convolution_nd import (
+    _AUTO_MIN_MACS,
     ConvolutionND,
     ConvolutionNDGradW,
     _add_bias,
@@ -17,6 +19,8 @@ from cpuframe.functions.connection.convolution_nd import (
     _check_ndim,
     _check_spatial,
     _conv_args,
+    _native_weight,
+    _onednn_pad_r,
     _prod,
 )
 from cpuframe.utils import type_check
@@ -112,6 +116,28 @@ class DeconvolutionND(FunctionNode):
         return _deconv_forward(x, W, b, self.stride, self.pad, self.dilate,
                                self.groups, outsize),
 
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs) and 1 <= self.ndim <= 3
+
+    def intel64_profitable(self, inputs):
+        x, W = inputs[0], inputs[1]
+        return x.size * _prod(W.shape[1:]) >= _AUTO_MIN_MACS
+
+    def forward_intel64(self, inputs):
+        # Deconvolution is the input gradient of the convolution from the
+        # output (size outsize) to x, with the same filter.
+        self.retain_inputs((0, 1))
+        x, W = inputs[0], inputs[1]
+        b = inputs[2] if len(inputs) == 3 else None
+        ksize = W.shape[2:]
+        outsize = self._outsize(x.shape[2:], ksize)
+        pad_r = _onednn_pad_r(outsize, ksize, x.shape[2:], self.stride,
+                              self.pad, self.dilate)
+        y_shape = (x.shape[0], W.shape[1] * self.groups) + tuple(outsize)
+        return intel64.native().convolution_backward_data(
+            x, W, y_shape, self.stride, self.dilate, self.pad, pad_r,
+            self.groups, b),
+
     def backward(self, indexes, grad_outputs):
         x, W = self.get_retained_inputs()
         gy, = grad_outputs
@@ -130,7 +156,8 @@ class DeconvolutionND(FunctionNode):
         if 1 in indexes:
             ret.append(ConvolutionNDGradW(
                 self.ndim, ksize, self.stride, self.pad, self.dilate,
-                self.groups, cover_all, W.dtype).apply((gy, x))[0])
+                self.groups, cover_all, W.dtype,
+                w_like=_native_weight(W.array)).apply((gy, x))[0])
         if 2 in indexes:
             ret.append(_bias_grad(gy))
         return tuple(ret)

@@ -6,6 +6,7 @@ grouped convolution with one group per input channel, whose filter is
 channel ``c * multiplier + m`` comes from input channel ``c`` and filter
 ``W[m, c]``, as in Chainer.
 """
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.functions.connection._im2col import conv_outsize
 from cpuframe.functions.connection.convolution_nd import (
@@ -13,6 +14,7 @@ from cpuframe.functions.connection.convolution_nd import (
     _bias_grad,
     _conv_args,
     _conv_forward,
+    _onednn_pad_r,
 )
 from cpuframe.functions.connection.deconvolution_nd import DeconvolutionND
 from cpuframe.utils import type_check
@@ -70,6 +72,22 @@ class DepthwiseConvolution2D(FunctionNode):
         b = inputs[2] if len(inputs) == 3 else None
         return _conv_forward(x, _grouped_filter(W), b, self.stride, self.pad,
                              self.dilate, x.shape[1], _NO_COVER),
+
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs)
+
+    def forward_intel64(self, inputs):
+        # The grouped filter is a (small) rearranged copy of W per call.
+        self.retain_inputs((0, 1))
+        x, W = inputs[0], inputs[1]
+        b = inputs[2] if len(inputs) == 3 else None
+        w = _grouped_filter(intel64.to_numpy(W))
+        outsize = conv_outsize(x.shape[2:], w.shape[2:], self.stride,
+                               self.pad)
+        pad_r = _onednn_pad_r(x.shape[2:], w.shape[2:], outsize, self.stride,
+                              self.pad, self.dilate)
+        return intel64.native().convolution_forward(
+            x, w, b, self.stride, self.dilate, self.pad, pad_r, x.shape[1]),
 
     def backward(self, indexes, grad_outputs):
         from cpuframe.functions.array.reshape import reshape

@@ -8,6 +8,7 @@ operand is a constant of the same dtype.
 import numpy
 
 from cpuframe import backend, utils
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
 from cpuframe.variable import Variable
@@ -142,6 +143,22 @@ class MultiAdd(FunctionNode):
         for x in inputs[2:]:
             y += x
         return utils.force_array(y),
+
+    def intel64_supports(self, inputs):
+        return len(inputs) >= 2 and intel64.all_float32(inputs) and \
+            inputs[0].ndim >= 1
+
+    def intel64_profitable(self, inputs):
+        # NumPy arrays: NumPy adds them at memory speed already.
+        return False
+
+    def forward_intel64(self, inputs):
+        # mdarray arithmetic: the sum in the first mdarray's layout, on the
+        # physical buffers (faster here than oneDNN's sum primitive).
+        y = inputs[0] + inputs[1]
+        for x in inputs[2:]:
+            y += x
+        return y,
 
     def backward(self, indexes, grad_outputs):
         return tuple(grad_outputs[0] for _ in indexes)

@@ -1,5 +1,8 @@
 """Batch normalization with batch statistics, and with fixed statistics."""
+import numpy
+
 from cpuframe import backend
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.functions.normalization import _standardize
 from cpuframe.utils import type_check
@@ -55,6 +58,36 @@ def _keep_shape(x_shape, axes):
     return tuple(1 if i in axes else s for i, s in enumerate(x_shape))
 
 
+# 'auto' routes batch normalization to oneDNN from this many elements of x.
+_AUTO_MIN_SIZE = 1 << 15
+
+
+def _intel64_layout_ok(x, gamma, axis, label):
+    """Whether oneDNN's (N, C, spatial...) batch normalization fits.
+
+    oneDNN normalizes over every axis but 1, for 0 to 3 spatial axes, with
+    per-channel (C,) parameters: Chainer's default ``axis`` for a 1-D gamma.
+    """
+    if not 2 <= x.ndim <= 5 or gamma.ndim != 1 or x.size == 0:
+        return False
+    try:
+        axes = _normalize_axis(axis, x.ndim, gamma.ndim, label)
+    except (TypeError, ValueError):
+        return False
+    return axes == (0,) + tuple(range(2, x.ndim))
+
+
+def _intel64_profitable(x):
+    """'auto' for NumPy inputs: from a few tens of thousands of elements."""
+    return intel64.large_enough(x, _AUTO_MIN_SIZE)
+
+
+def _like_input(array, like):
+    """``array`` as NumPy when ``like`` is a NumPy array (the caller's type)."""
+    return array if intel64.is_native_array(like) else \
+        intel64.to_numpy(array)
+
+
 class BatchNormalizationGrad(FunctionNode):
     """``(gx, ggamma, gbeta)`` of batch normalization, in closed form.
 
@@ -65,11 +98,13 @@ class BatchNormalizationGrad(FunctionNode):
     Its own gradient is built of FunctionNodes (any order works).
     """
 
-    def __init__(self, axes, eps, mean, inv_std):
+    def __init__(self, axes, eps, mean, inv_std, intel64_ctx=None):
         self.axes = axes
         self.eps = eps
         self.mean = mean
         self.inv_std = inv_std
+        # The oneDNN forward's context (its batch statistics), if it ran.
+        self._intel64_ctx = intel64_ctx
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gamma', 'gy'))
@@ -91,6 +126,18 @@ class BatchNormalizationGrad(FunctionNode):
         return (gx.astype(x.dtype, copy=False),
                 ggamma.reshape(gamma.shape).astype(gamma.dtype, copy=False),
                 gbeta.reshape(gamma.shape).astype(gamma.dtype, copy=False))
+
+    def intel64_supports(self, inputs):
+        return self._intel64_ctx is not None and intel64.all_float32(inputs)
+
+    def forward_intel64(self, inputs):
+        self.retain_inputs((0, 1, 2))
+        x, gamma, gy = inputs
+        gx, ggamma, gbeta = intel64.native().batch_normalization_backward(
+            x, gamma, gy, self._intel64_ctx)
+        # Each gradient in the type of its input (gamma's for beta's too).
+        return (_like_input(gx, x), _like_input(ggamma, gamma),
+                _like_input(gbeta, gamma))
 
     def backward(self, indexes, grad_outputs):
         from cpuframe.functions.array.reshape import reshape
@@ -127,6 +174,7 @@ class BatchNormalization(FunctionNode):
         self.axis = axis
         self.mean = None
         self.inv_std = None
+        self._intel64_ctx = None
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gamma', 'beta'))
@@ -155,6 +203,32 @@ class BatchNormalization(FunctionNode):
         self._update_running(mean, var, x.shape, gamma.shape)
         return y.astype(x.dtype, copy=False),
 
+    def intel64_supports(self, inputs):
+        x, gamma, _ = inputs
+        return intel64.all_float32(inputs) and \
+            _intel64_layout_ok(x, gamma, self.axis, self.label)
+
+    def intel64_profitable(self, inputs):
+        return _intel64_profitable(inputs[0])
+
+    def forward_intel64(self, inputs):
+        x, gamma, beta = inputs
+        axes = _normalize_axis(self.axis, x.ndim, gamma.ndim, self.label)
+        self._axes = axes
+        y, mean, var, self._intel64_ctx = \
+            intel64.native().batch_normalization_forward(
+                x, gamma, beta, self.eps)
+        # Plain (C,) tensors: views, no copies.
+        mean, var = numpy.asarray(mean), numpy.asarray(var)
+        keep = _keep_shape(x.shape, axes)
+        # What the NumPy backward (and the double backward) use.
+        self.mean = mean.reshape(keep)
+        self.inv_std = (1 / numpy.sqrt(var + numpy.float32(self.eps))).reshape(
+            keep)
+        self.retain_inputs((0, 1))
+        self._update_running(mean, var, x.shape, gamma.shape)
+        return y,
+
     def _update_running(self, mean, var, x_shape, shape):
         m = _standardize.reduced_size(x_shape, self._axes)
         decay = self.decay
@@ -170,8 +244,8 @@ class BatchNormalization(FunctionNode):
     def backward(self, indexes, grad_outputs):
         x, gamma = self.get_retained_inputs()
         return BatchNormalizationGrad(
-            self._axes, self.eps, self.mean, self.inv_std).apply(
-                (x, gamma, grad_outputs[0]))
+            self._axes, self.eps, self.mean, self.inv_std,
+            self._intel64_ctx).apply((x, gamma, grad_outputs[0]))
 
 
 _BN_KWARGS = ('eps', 'running_mean', 'running_var', 'decay', 'axis')
@@ -263,6 +337,21 @@ class FixedBatchNormalization(FunctionNode):
         y += beta.astype(dtype, copy=False).reshape(keep)
         self.retain_inputs((0, 1, 3, 4))
         return y.astype(x.dtype, copy=False),
+
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs) and \
+            _intel64_layout_ok(inputs[0], inputs[1], self.axis, self.label)
+
+    def intel64_profitable(self, inputs):
+        return _intel64_profitable(inputs[0])
+
+    def forward_intel64(self, inputs):
+        x, gamma, beta, mean, var = inputs
+        self._axes = _normalize_axis(self.axis, x.ndim, gamma.ndim,
+                                     self.label)
+        self.retain_inputs((0, 1, 3, 4))
+        return intel64.native().batch_normalization_inference(
+            x, gamma, beta, mean, var, self.eps),
 
     def backward(self, indexes, grad_outputs):
         from cpuframe.functions.array.reshape import reshape

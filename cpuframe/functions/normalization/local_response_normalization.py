@@ -1,6 +1,11 @@
 """Local response normalization across channels (AlexNet)."""
+from cpuframe.backends import intel64
+from cpuframe.configuration import config
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
+
+# 'auto' routes LRN to oneDNN from this many elements.
+_AUTO_MIN_SIZE = 1 << 16
 
 
 def _channel_window_sum(a, half_n):
@@ -29,10 +34,21 @@ class LocalResponseNormalizationGrad(FunctionNode):
     def forward(self, inputs):
         x, y, gy = inputs
         lrn = self.lrn
+        if lrn.unit is None:  # the forward ran on oneDNN
+            lrn._compute_unit(x)
         summed = _channel_window_sum(y * gy / lrn.unit, lrn.n // 2)
         gx = gy * lrn.scale
         gx -= x.dtype.type(2 * lrn.alpha * lrn.beta) * x * summed
         return gx,
+
+    def intel64_supports(self, inputs):
+        ctx = self.lrn._intel64_ctx
+        return ctx is not None and ctx.training and \
+            intel64.all_float32(inputs)
+
+    def forward_intel64(self, inputs):
+        x, _, gy = inputs
+        return intel64.native().lrn_backward(x, gy, self.lrn._intel64_ctx),
 
     def backward(self, indexes, grad_outputs):
         # As in Chainer: no closed form is provided for the second order.
@@ -52,23 +68,50 @@ class LocalResponseNormalization(FunctionNode):
         self.k = k
         self.alpha = alpha
         self.beta = beta
+        self.unit = None
+        self.scale = None
+        self._intel64_ctx = None
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f',
                           in_types[0].ndim >= 2)
 
-    def forward(self, inputs):
-        x, = inputs
+    def _compute_unit(self, x):
         dtype = x.dtype.type
         unit = _channel_window_sum(x * x, self.n // 2)
         unit *= dtype(self.alpha)
         unit += dtype(self.k)
         self.unit = unit
         self.scale = unit ** dtype(-self.beta)
+
+    def forward(self, inputs):
+        x, = inputs
+        self._compute_unit(x)
         self.retain_inputs((0,))
         self.retain_outputs((0,))
         return x * self.scale,
+
+    def intel64_supports(self, inputs):
+        # oneDNN's window is local_size = 2 * (n // 2) + 1 channels centred
+        # on each channel, Chainer's n // 2 on each side for odd and even n
+        # alike; its alpha is divided by local_size (the C++ side
+        # multiplies it back).
+        x, = inputs
+        return intel64.all_float32(inputs) and 2 <= x.ndim <= 5 and \
+            x.size > 0
+
+    def intel64_profitable(self, inputs):
+        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+
+    def forward_intel64(self, inputs):
+        x, = inputs
+        y, self._intel64_ctx = intel64.native().lrn_forward(
+            x, self.n, self.k, self.alpha, self.beta,
+            bool(config.enable_backprop))
+        self.retain_inputs((0,))
+        self.retain_outputs((0,))
+        return y,
 
     def backward(self, indexes, grad_outputs):
         x, = self.get_retained_inputs()

@@ -2,9 +2,13 @@
 import numpy
 
 from cpuframe import backend
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.functions.pooling import _pooling_utils
 from cpuframe.utils import type_check
+
+# 'auto' routes average pooling to oneDNN from this many input elements.
+_AUTO_MIN_SIZE = 1 << 12
 
 
 class AveragePoolingNDGrad(FunctionNode):
@@ -27,6 +31,19 @@ class AveragePoolingNDGrad(FunctionNode):
         gy, = inputs
         apool = self.apool
         return apool._windows.scatter_sum(gy / apool._divisor(gy.dtype)),
+
+    def intel64_on_device(self, inputs):
+        # The gradient of a pooling on the device stays there.
+        return self.apool._intel64_on_device or \
+            super().intel64_on_device(inputs)
+
+    def intel64_supports(self, inputs):
+        return self.apool._intel64_ctx is not None and \
+            intel64.all_float32(inputs)
+
+    def forward_intel64(self, inputs):
+        return intel64.native().pooling_backward(
+            inputs[0], self.apool._intel64_ctx),
 
     def backward(self, indexes, grad_outputs):
         return self.apool._like().apply(grad_outputs)
@@ -52,6 +69,8 @@ class AveragePoolingND(FunctionNode):
         self.ksize, self.stride, self.pad = _pooling_utils.normalize_args(
             self.label, ndim, ksize, stride, pad)
         self.pad_value = pad_value
+        self._intel64_ctx = None
+        self._intel64_on_device = False
 
     def _like(self):
         """A fresh node with the same options (the gradient of the grad)."""
@@ -100,6 +119,40 @@ class AveragePoolingND(FunctionNode):
         self._out_shape = x.shape[:2] + out_dims
         y = self._windows.window_sum(self._windows.padded(x, 0))
         y /= self._divisor(x.dtype)
+        return y,
+
+    def _set_geometry(self, x):
+        dims = x.shape[2:]
+        out_dims = _pooling_utils.pooled_dims(
+            dims, self.ksize, self.stride, self.pad, False)
+        self._windows = _pooling_utils.Windows(
+            dims, self.ksize, self.stride, self.pad, out_dims)
+        self._xp = numpy
+        self._count = None
+        self._in_shape = x.shape
+        self._out_shape = x.shape[:2] + out_dims
+
+    def intel64_supports(self, inputs):
+        # The windows stay inside the padded input, so oneDNN's
+        # include_padding (divide by prod(ksize)) and exclude_padding
+        # (divide by the input elements covered) are exactly pad_value 0
+        # and None, as long as no window lies wholly in the padding (0 here,
+        # 0 / 0 with pad_value=None).
+        x, = inputs
+        return 1 <= self.ndim <= 3 and intel64.all_float32(inputs) and \
+            x.size > 0 and all(p < k for p, k in zip(self.pad, self.ksize))
+
+    def intel64_profitable(self, inputs):
+        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+
+    def forward_intel64(self, inputs):
+        x, = inputs
+        self._set_geometry(x)
+        mode = 'avg_include_padding' if self.pad_value is not None else \
+            'avg_exclude_padding'
+        y, self._intel64_ctx = intel64.native().pooling_forward(
+            x, self.ksize, self.stride, self.pad, self.pad, mode)
+        self._intel64_on_device = intel64.any_native(inputs)
         return y,
 
     def backward(self, indexes, grad_outputs):

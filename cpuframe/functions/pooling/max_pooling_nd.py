@@ -1,9 +1,35 @@
 """N-dimensional spatial max pooling."""
 import numpy
 
+from cpuframe.backends import intel64
+from cpuframe.configuration import config
 from cpuframe.function_node import FunctionNode
 from cpuframe.functions.pooling import _pooling_utils
 from cpuframe.utils import type_check
+
+# 'auto' routes max pooling to oneDNN from this many input elements.
+_AUTO_MIN_SIZE = 1 << 12
+
+
+def _windows_see_input(dims, ksize, stride, pad, out_dims):
+    """True when every window covers at least one input element.
+
+    The first window starts at ``-pad``, the last at
+    ``(out - 1) * stride - pad``.
+    """
+    return all(p < k and (o - 1) * s - p < d for d, k, s, p, o in zip(
+        dims, ksize, stride, pad, out_dims))
+
+
+def _onednn_pad_r(dims, ksize, stride, pad, out_dims):
+    """oneDNN's right padding that gives ``out_dims`` (cover_all included).
+
+    oneDNN's output length is ``(d + pad_l + pad_r - k) // stride + 1``: the
+    plain size needs ``pad_r = pad``; cover_all's last window reaches up to
+    ``stride - 1`` further.
+    """
+    return [max(p, (o - 1) * s + k - d - p) for d, k, s, p, o in zip(
+        dims, ksize, stride, pad, out_dims)]
 
 
 class MaxPoolingNDGrad(FunctionNode):
@@ -26,6 +52,21 @@ class MaxPoolingNDGrad(FunctionNode):
         gy, = inputs
         mpool = self.mpool
         return mpool._windows.scatter_at(gy, mpool._flat_indexes()),
+
+    def intel64_on_device(self, inputs):
+        # The gradient of a pooling on the device stays there.
+        return self.mpool._intel64_on_device or \
+            super().intel64_on_device(inputs)
+
+    def intel64_supports(self, inputs):
+        # Only after a oneDNN forward that kept its workspace (the maxima).
+        ctx = self.mpool._intel64_ctx
+        return ctx is not None and ctx.has_workspace and \
+            intel64.all_float32(inputs)
+
+    def forward_intel64(self, inputs):
+        return intel64.native().pooling_backward(
+            inputs[0], self.mpool._intel64_ctx),
 
     def backward(self, indexes, grad_outputs):
         return self.mpool._with_indexes_class(self.mpool).apply(grad_outputs)
@@ -78,6 +119,8 @@ class MaxPoolingND(FunctionNode):
         self.indexes = None
         self._idx = None
         self._flat = None
+        self._intel64_ctx = None
+        self._intel64_on_device = False
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
@@ -107,14 +150,52 @@ class MaxPoolingND(FunctionNode):
             self.retain_outputs((0,))
         return y,
 
+    def intel64_supports(self, inputs):
+        x, = inputs
+        if self.return_indices or not 1 <= self.ndim <= 3 or \
+                not intel64.all_float32(inputs) or x.size == 0:
+            return False
+        dims = x.shape[2:]
+        out_dims = _pooling_utils.pooled_dims(
+            dims, self.ksize, self.stride, self.pad, self.cover_all)
+        # A window lying wholly in the padding gives -inf here but oneDNN's
+        # lowest float there: route only when every window sees the input.
+        return _windows_see_input(
+            dims, self.ksize, self.stride, self.pad, out_dims)
+
+    def intel64_profitable(self, inputs):
+        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+
+    def forward_intel64(self, inputs):
+        x, = inputs
+        dims = x.shape[2:]
+        out_dims = _pooling_utils.pooled_dims(
+            dims, self.ksize, self.stride, self.pad, self.cover_all)
+        self._windows = _pooling_utils.Windows(
+            dims, self.ksize, self.stride, self.pad, out_dims)
+        self._in_shape = x.shape
+        self._out_shape = x.shape[:2] + out_dims
+        # The workspace (oneDNN's record of the maxima) only when a graph
+        # may be built; x and y are kept as on the NumPy path, for the
+        # second-order gradient and a NumPy backward.
+        y, self._intel64_ctx = intel64.native().pooling_forward(
+            x, self.ksize, self.stride, self.pad,
+            _onednn_pad_r(dims, self.ksize, self.stride, self.pad, out_dims),
+            'max', bool(config.enable_backprop))
+        self._intel64_on_device = intel64.any_native(inputs)
+        self.retain_inputs((0,))
+        self.retain_outputs((0,))
+        return y,
+
     def _flat_indexes(self):
         """Flat positions of the maxima in the padded input (cached)."""
         if self._flat is None:
             if self._idx is None:
                 x, = self.get_retained_inputs()
                 y, = self.get_retained_outputs()
-                buf = self._windows.padded(x.array, -numpy.inf)
-                self._idx = self._windows.window_argmax(buf, y.array)
+                x, y = intel64.to_numpy(x.array), intel64.to_numpy(y.array)
+                buf = self._windows.padded(x, -numpy.inf)
+                self._idx = self._windows.window_argmax(buf, y)
             self._flat = self._windows.flat_indices(self._idx)
             self._idx = None
         return self._flat

@@ -1,0 +1,235 @@
+// Fully connected layers (Chainer's linear) on oneDNN's inner product: forward
+// with bias, backward data, backward weights. x is (N, I), W is (O, I).
+// Layout policy as in convolution.cpp: a plain weight Tensor adopts the layout
+// the forward primitive wants (once, in place), and weight gradients come out
+// in the weight's layout.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "array_utils.hpp"
+#include "engine.hpp"
+#include "ops.hpp"
+#include "primitive_cache.hpp"
+#include "tensor.hpp"
+
+namespace cpuframe {
+
+namespace {
+
+using dnnl::prop_kind;
+using dnnl::query;
+using dims = memory::dims;
+using ip_fwd = dnnl::inner_product_forward;
+using ip_bwd_data = dnnl::inner_product_backward_data;
+using ip_bwd_weights = dnnl::inner_product_backward_weights;
+
+memory::desc any_md(const dims& d) {
+    return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
+}
+
+bool is_any(const memory::desc& md) { return md.get_format_kind() == memory::format_kind::any; }
+
+std::string md_text(const memory::desc& md) { return is_any(md) ? "any" : desc_key(md); }
+
+memory::desc offered_md(const TensorPtr& t, const dims& d) {
+    if (t && t->desc().get_dims() == d && !t->is_plain()) return t->desc();
+    return any_md(d);
+}
+
+template <class PD>
+bool same_impl(const PD& a, const PD& b) {
+    return std::strcmp(a.impl_info_str(), b.impl_info_str()) == 0;
+}
+
+void check_2d(const char* fn, const char* arg, const TensorPtr& t) {
+    if (t->ndim() != 2) {
+        throw py::value_error(std::string(fn) + ": expected " + arg + " with 2 dimensions, got " +
+                              shape_str(t->shape()));
+    }
+}
+
+ip_fwd::primitive_desc fwd_pd(const memory::desc& x, const memory::desc& w, std::int64_t bias,
+                              const memory::desc& y, bool allow_empty) {
+    if (bias > 0) {
+        return ip_fwd::primitive_desc(cpu_engine(), prop_kind::forward_training, x, w,
+                                      plain_desc({bias}), y, dnnl::primitive_attr(), allow_empty);
+    }
+    return ip_fwd::primitive_desc(cpu_engine(), prop_kind::forward_training, x, w, y,
+                                  dnnl::primitive_attr(), allow_empty);
+}
+
+TensorPtr linear_forward(const py::object& x_obj, const py::object& w_obj,
+                         const py::object& b_obj) {
+    constexpr const char* fn = "linear_forward";
+    TensorPtr x = as_tensor(fn, "x", x_obj);
+    TensorPtr W = as_tensor(fn, "W", w_obj);
+    TensorPtr b = b_obj.is_none() ? nullptr : as_tensor(fn, "b", b_obj);
+    check_2d(fn, "x", x);
+    check_2d(fn, "W", W);
+    const std::int64_t n = x->shape()[0], in = x->shape()[1], out = W->shape()[0];
+    if (W->shape()[1] != in) {
+        throw py::value_error(std::string(fn) + ": expected W.shape[1] == x.shape[1], got x " +
+                              shape_str(x->shape()) + " and W " + shape_str(W->shape()));
+    }
+    if (b && (b->ndim() != 1 || b->shape()[0] != out)) {
+        throw py::value_error(std::string(fn) + ": expected b of shape (" + std::to_string(out) +
+                              ",), got " + shape_str(b->shape()));
+    }
+    return guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()) + " and W " +
+                                       shape_str(W->shape()); }, [&] {
+        const dims xd = {n, in}, wd = {out, in}, yd = {n, out};
+        const memory::desc w_off = offered_md(W, wd);
+        auto make_key = [&](const memory::desc& w_md) {
+            PrimitiveKey key("inner_product_forward");
+            key.shape(xd).shape(wd).option("bias", b != nullptr).text("weights", md_text(w_md));
+            return key;
+        };
+        dnnl::primitive ip = PrimitiveCache::global().get_or_create(make_key(w_off), [&] {
+            ip_fwd::primitive_desc any =
+                fwd_pd(any_md(xd), any_md(wd), b ? out : 0, any_md(yd), false);
+            if (!is_any(w_off)) {
+                ip_fwd::primitive_desc offered =
+                    fwd_pd(any_md(xd), w_off, b ? out : 0, any_md(yd), true);
+                if (offered && same_impl(offered, any)) return dnnl::primitive(ip_fwd(offered));
+            }
+            return dnnl::primitive(ip_fwd(any));
+        });
+        const memory::desc w_want = query_md(ip, query::weights_md);
+        if (is_tensor(w_obj) && W->is_plain() && !(W->desc() == w_want)) {
+            W->reorder_inplace(w_want);
+            PrimitiveCache::global().get_or_create(make_key(w_want), [&] { return ip; });
+        }
+        std::vector<TensorPtr> keep;
+        std::unordered_map<int, memory> args;
+        args[DNNL_ARG_SRC] = arg_memory(x, query_md(ip, query::src_md), keep);
+        args[DNNL_ARG_WEIGHTS] = arg_memory(W, w_want, keep);
+        if (b) args[DNNL_ARG_BIAS] = arg_memory(b, query_md(ip, query::weights_md, 1), keep);
+        TensorPtr y = Tensor::empty(query_md(ip, query::dst_md), {n, out});
+        args[DNNL_ARG_DST] = y->mem();
+        execute(ip, args);
+        return y;
+    });
+}
+
+TensorPtr linear_backward_data(const py::object& gy_obj, const py::object& w_obj) {
+    constexpr const char* fn = "linear_backward_data";
+    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
+    TensorPtr W = as_tensor(fn, "W", w_obj);
+    check_2d(fn, "gy", gy);
+    check_2d(fn, "W", W);
+    const std::int64_t n = gy->shape()[0], out = W->shape()[0], in = W->shape()[1];
+    if (gy->shape()[1] != out) {
+        throw py::value_error(std::string(fn) + ": expected gy.shape[1] == W.shape[0], got gy " +
+                              shape_str(gy->shape()) + " and W " + shape_str(W->shape()));
+    }
+    return guard_dnnl(fn, [&] { return "gy " + shape_str(gy->shape()) + " and W " +
+                                       shape_str(W->shape()); }, [&] {
+        const dims xd = {n, in}, wd = {out, in}, yd = {n, out};
+        const memory::desc w_off = offered_md(W, wd);
+        PrimitiveKey key("inner_product_backward_data");
+        key.shape(xd).shape(wd).text("weights", md_text(w_off));
+        dnnl::primitive ip = PrimitiveCache::global().get_or_create(key, [&] {
+            const ip_fwd::primitive_desc hint = fwd_pd(any_md(xd), any_md(wd), 0, any_md(yd), false);
+            ip_bwd_data::primitive_desc any(cpu_engine(), any_md(xd), any_md(wd), any_md(yd), hint);
+            if (!is_any(w_off)) {
+                ip_bwd_data::primitive_desc offered(cpu_engine(), any_md(xd), w_off, any_md(yd),
+                                                    hint, dnnl::primitive_attr(), true);
+                if (offered && same_impl(offered, any)) return dnnl::primitive(ip_bwd_data(offered));
+            }
+            return dnnl::primitive(ip_bwd_data(any));
+        });
+        std::vector<TensorPtr> keep;
+        std::unordered_map<int, memory> args;
+        args[DNNL_ARG_DIFF_DST] = arg_memory(gy, query_md(ip, query::diff_dst_md), keep);
+        args[DNNL_ARG_WEIGHTS] = arg_memory(W, query_md(ip, query::weights_md), keep);
+        TensorPtr gx = Tensor::empty(query_md(ip, query::diff_src_md), {n, in});
+        args[DNNL_ARG_DIFF_SRC] = gx->mem();
+        execute(ip, args);
+        return gx;
+    });
+}
+
+py::tuple linear_backward_weights(const py::object& x_obj, const py::object& gy_obj,
+                                  bool with_bias, const py::object& w_like_obj) {
+    constexpr const char* fn = "linear_backward_weights";
+    TensorPtr x = as_tensor(fn, "x", x_obj);
+    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
+    check_2d(fn, "x", x);
+    check_2d(fn, "gy", gy);
+    const std::int64_t n = x->shape()[0], in = x->shape()[1], out = gy->shape()[1];
+    if (gy->shape()[0] != n) {
+        throw py::value_error(std::string(fn) + ": expected x and gy with the same batch size, "
+                              "got x " + shape_str(x->shape()) + " and gy " +
+                              shape_str(gy->shape()));
+    }
+    TensorPtr w_like = is_tensor(w_like_obj) ? w_like_obj.cast<TensorPtr>() : nullptr;
+    if (w_like && w_like->shape() != Shape{out, in}) w_like = nullptr;
+    return guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()) + " and gy " +
+                                       shape_str(gy->shape()); }, [&] {
+        const dims xd = {n, in}, wd = {out, in}, yd = {n, out};
+        const memory::desc gw_off = offered_md(w_like, wd);
+        const memory::desc b_md = plain_desc({out});
+        PrimitiveKey key("inner_product_backward_weights");
+        key.shape(xd).shape(wd).option("bias", with_bias).text("diff_weights", md_text(gw_off));
+        dnnl::primitive ip = PrimitiveCache::global().get_or_create(key, [&] {
+            const ip_fwd::primitive_desc hint =
+                fwd_pd(any_md(xd), any_md(wd), with_bias ? out : 0, any_md(yd), false);
+            auto make_pd = [&](const memory::desc& w, bool allow_empty) {
+                if (with_bias) {
+                    return ip_bwd_weights::primitive_desc(cpu_engine(), any_md(xd), w, b_md,
+                                                          any_md(yd), hint,
+                                                          dnnl::primitive_attr(), allow_empty);
+                }
+                return ip_bwd_weights::primitive_desc(cpu_engine(), any_md(xd), w, any_md(yd),
+                                                      hint, dnnl::primitive_attr(), allow_empty);
+            };
+            ip_bwd_weights::primitive_desc any = make_pd(any_md(wd), false);
+            if (!is_any(gw_off)) {
+                ip_bwd_weights::primitive_desc offered = make_pd(gw_off, true);
+                if (offered && same_impl(offered, any)) {
+                    return dnnl::primitive(ip_bwd_weights(offered));
+                }
+            }
+            return dnnl::primitive(ip_bwd_weights(any));
+        });
+        std::vector<TensorPtr> keep;
+        std::unordered_map<int, memory> args;
+        args[DNNL_ARG_SRC] = arg_memory(x, query_md(ip, query::src_md), keep);
+        args[DNNL_ARG_DIFF_DST] = arg_memory(gy, query_md(ip, query::diff_dst_md), keep);
+        TensorPtr gW = Tensor::empty(query_md(ip, query::diff_weights_md), {out, in});
+        args[DNNL_ARG_DIFF_WEIGHTS] = gW->mem();
+        TensorPtr gb;
+        if (with_bias) {
+            gb = Tensor::empty(b_md);
+            args[DNNL_ARG_DIFF_BIAS] = gb->mem();
+        }
+        execute(ip, args);
+        if (w_like && !gW->same_layout(*w_like)) gW = gW->reordered(w_like->desc());
+        return py::make_tuple(gW, gb ? py::cast(gb) : py::none());
+    });
+}
+
+}  // namespace
+
+void register_inner_product(py::module_& m) {
+    m.def("linear_forward", &linear_forward, py::arg("x"), py::arg("W"), py::arg("b"),
+          R"doc(y = x W^T (+ b) for x (N, I), W (O, I), b (O,) or None, as a Tensor.
+
+A plain W Tensor adopts the layout the primitive wants, in place, once.
+)doc");
+    m.def("linear_backward_data", &linear_backward_data, py::arg("gy"), py::arg("W"),
+          "gx = gy W for gy (N, O) and W (O, I), as a Tensor.");
+    m.def("linear_backward_weights", &linear_backward_weights, py::arg("x"), py::arg("gy"),
+          py::arg("with_bias") = false, py::arg("w_like") = py::none(),
+          R"doc(gW = gy^T x (and gb = sum of gy over the batch): a tuple (gW, gb or None).
+
+gW comes in the layout of the Tensor w_like when one is given.
+)doc");
+}
+
+}  // namespace cpuframe

@@ -1,0 +1,211 @@
+// Local response normalization across channels on oneDNN, with Chainer's
+// parameters:
+//
+//     y_c = x_c / (k + alpha * sum_{|j - c| <= n // 2} x_j ** 2) ** beta
+//
+// The window is n // 2 channels on each side (an even n sums n + 1 channels,
+// as Chainer's CPU code does), so oneDNN's local_size is 2 * (n // 2) + 1;
+// oneDNN divides alpha by local_size, so it is given alpha * local_size.
+// x is taken in its own layout; y and gx come in the same layout.
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <pybind11/pybind11.h>
+
+#include "array_utils.hpp"
+#include "dense_layout.hpp"
+#include "engine.hpp"
+#include "ops.hpp"
+#include "primitive_cache.hpp"
+#include "tensor.hpp"
+
+namespace cpuframe {
+
+namespace {
+
+using dnnl::algorithm;
+using dnnl::prop_kind;
+using dnnl::query;
+using fwd = dnnl::lrn_forward;
+using bwd = dnnl::lrn_backward;
+
+struct LrnContext {
+    memory::desc src_md;
+    Shape x_shape;
+    memory::dim local_size = 1;
+    float alpha = 0.0f, beta = 0.0f, k = 0.0f;  // oneDNN's alpha
+    bool training = false;
+    TensorPtr workspace;  // training only (when the implementation uses one)
+};
+using LrnContextPtr = std::shared_ptr<LrnContext>;
+
+void add_params(PrimitiveKey& key, const LrnContext& c) {
+    key.option("local_size", c.local_size)
+        .scalar("alpha", c.alpha)
+        .scalar("beta", c.beta)
+        .scalar("k", c.k);
+}
+
+fwd::primitive_desc forward_pd(const LrnContext& c, prop_kind kind) {
+    return fwd::primitive_desc(cpu_engine(), kind, algorithm::lrn_across_channels, c.src_md,
+                               c.src_md, c.local_size, c.alpha, c.beta, c.k);
+}
+
+bool is_channels_last(const memory::desc& md) {
+    return md.get_inner_nblks() == 0 && !(md == plain_desc(md.get_dims()));
+}
+
+bool reference_impl(const char* impl) { return std::string(impl).rfind("ref", 0) == 0; }
+
+// The first layout of plain, channels-last and blocked by 16 / 8 channels
+// whose LRN backward is not oneDNN's (slow) reference implementation.
+memory::desc training_layout(const LrnContext& c, const memory::desc& plain) {
+    const memory::dims d = plain.get_dims();
+    const int nd = plain.get_ndims();
+    using tag = memory::format_tag;
+    const tag last[] = {tag::acb, tag::acdb, tag::acdeb};
+    const tag b16[] = {tag::aBc16b, tag::aBcd16b, tag::aBcde16b};
+    const tag b8[] = {tag::aBc8b, tag::aBcd8b, tag::aBcde8b};
+    std::vector<memory::desc> candidates{plain};
+    if (c.local_size > 1) candidates.emplace_back(d, memory::data_type::f32, last[nd - 3]);
+    candidates.emplace_back(d, memory::data_type::f32, b16[nd - 3]);
+    candidates.emplace_back(d, memory::data_type::f32, b8[nd - 3]);
+    for (const memory::desc& md : candidates) {
+        const fwd::primitive_desc hint = fwd::primitive_desc(
+            cpu_engine(), prop_kind::forward_training, algorithm::lrn_across_channels, md, md,
+            c.local_size, c.alpha, c.beta, c.k, dnnl::primitive_attr(), true);
+        if (!hint) continue;
+        const bwd::primitive_desc back(cpu_engine(), algorithm::lrn_across_channels, md, md, md,
+                                       c.local_size, c.alpha, c.beta, c.k, hint,
+                                       dnnl::primitive_attr(), true);
+        if (back && !reference_impl(back.impl_info_str())) return md;
+    }
+    return plain;
+}
+
+py::tuple lrn_forward(const py::object& x_obj, std::int64_t n, float k, float alpha, float beta,
+                      bool training) {
+    constexpr const char* fn = "lrn_forward";
+    TensorPtr x = as_tensor(fn, "x", x_obj);
+    if (x->ndim() < 2 || x->ndim() > 5 || x->size() == 0) {
+        throw py::value_error(std::string(fn) +
+                              ": expected a non-empty x of shape (N, C) or (N, C, spatial...) "
+                              "with at most 3 spatial axes, got " + shape_str(x->shape()));
+    }
+    if (n < 1) {
+        throw py::value_error(std::string(fn) + ": expected n >= 1, got " + std::to_string(n));
+    }
+    return guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()) + " " + x->format(); }, [&] {
+        x = dense_tensor(x);
+        auto ctx = std::make_shared<LrnContext>();
+        ctx->x_shape = x->shape();
+        ctx->local_size = 2 * (n / 2) + 1;
+        ctx->alpha = alpha * static_cast<float>(ctx->local_size);
+        ctx->beta = beta;
+        ctx->k = k;
+        ctx->training = training;
+        const memory::desc plain = plain_desc(x->desc().get_dims());
+        ctx->src_md = x->desc();
+        if (ctx->local_size == 1 && is_channels_last(ctx->src_md)) {
+            // oneDNN 3.2's lrn_jit backward crashes on NHWC with a window of
+            // one channel: that case runs in plain layout.
+            ctx->src_md = plain;
+        }
+        if (training && x->ndim() >= 3 && ctx->src_md == plain) {
+            // Plain NCHW has only a reference backward: train in a layout
+            // with a fast one (chosen once per shape, kept in the cache).
+            PrimitiveKey probe("lrn_forward_plain_training");
+            probe.text("src", desc_key(plain));
+            add_params(probe, *ctx);
+            dnnl::primitive p = PrimitiveCache::global().get_or_create(probe, [&] {
+                ctx->src_md = training_layout(*ctx, plain);
+                return dnnl::primitive(fwd(forward_pd(*ctx, prop_kind::forward_training)));
+            });
+            ctx->src_md = query_md(p, query::src_md);
+        }
+        x = in_layout(x, ctx->src_md);
+        const prop_kind kind = training ? prop_kind::forward_training : prop_kind::forward_inference;
+        PrimitiveKey key("lrn_forward");
+        key.prop(kind).text("src", desc_key(ctx->src_md));
+        add_params(key, *ctx);
+        dnnl::primitive prim = PrimitiveCache::global().get_or_create(
+            key, [&] { return dnnl::primitive(fwd(forward_pd(*ctx, kind))); });
+        TensorPtr y = Tensor::empty(ctx->src_md, ctx->x_shape);
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, x->mem()}, {DNNL_ARG_DST, y->mem()}};
+        const memory::desc ws_md = query_md(prim, query::workspace_md);
+        if (training && ws_md.get_size() > 0) {
+            ctx->workspace = Tensor::empty(ws_md);
+            args[DNNL_ARG_WORKSPACE] = ctx->workspace->mem();
+        }
+        execute(prim, args);
+        return py::make_tuple(y, ctx);
+    });
+}
+
+TensorPtr lrn_backward(const py::object& x_obj, const py::object& gy_obj,
+                       const LrnContextPtr& ctx) {
+    constexpr const char* fn = "lrn_backward";
+    TensorPtr x = as_tensor(fn, "x", x_obj);
+    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
+    if (x->shape() != ctx->x_shape || gy->shape() != ctx->x_shape) {
+        throw py::value_error(std::string(fn) + ": expected x and gy of the forward's shape " +
+                              shape_str(ctx->x_shape) + ", got x " + shape_str(x->shape()) +
+                              " and gy " + shape_str(gy->shape()));
+    }
+    if (!ctx->training) {
+        throw py::value_error(std::string(fn) +
+                              ": this LRN ran with training=False; its backward needs the "
+                              "training forward");
+    }
+    return guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()) + " " + x->format(); }, [&] {
+        const memory::desc& md = ctx->src_md;
+        PrimitiveKey key("lrn_backward");
+        key.text("src", desc_key(md));
+        add_params(key, *ctx);
+        dnnl::primitive prim = PrimitiveCache::global().get_or_create(key, [&] {
+            const fwd::primitive_desc hint = forward_pd(*ctx, prop_kind::forward_training);
+            return dnnl::primitive(bwd(bwd::primitive_desc(
+                cpu_engine(), algorithm::lrn_across_channels, md, md, md, ctx->local_size,
+                ctx->alpha, ctx->beta, ctx->k, hint)));
+        });
+        std::vector<TensorPtr> keep;
+        std::unordered_map<int, memory> args;
+        args[DNNL_ARG_SRC] = arg_memory(x, md, keep);
+        args[DNNL_ARG_DIFF_DST] = arg_memory(gy, md, keep);
+        TensorPtr gx = Tensor::empty(md, ctx->x_shape);
+        args[DNNL_ARG_DIFF_SRC] = gx->mem();
+        const memory::desc ws_md = query_md(prim, query::workspace_md);
+        if (ws_md.get_size() > 0 && ctx->workspace) {
+            args[DNNL_ARG_WORKSPACE] = arg_memory(ctx->workspace, ws_md, keep);
+        }
+        execute(prim, args);
+        return gx;
+    });
+}
+
+}  // namespace
+
+void register_lrn(py::module_& m) {
+    py::class_<LrnContext, LrnContextPtr>(
+        m, "LrnContext",
+        "What lrn_backward needs from an lrn_forward call (layout, parameters "
+        "and, in training, oneDNN's workspace).")
+        .def_property_readonly("local_size", [](const LrnContext& c) { return c.local_size; })
+        .def_property_readonly("training", [](const LrnContext& c) { return c.training; });
+    m.def("lrn_forward", &lrn_forward, py::arg("x"), py::arg("n"), py::arg("k"),
+          py::arg("alpha"), py::arg("beta"), py::arg("training") = true,
+          R"doc(Local response normalization across channels (axis 1), Chainer's way.
+
+y_c = x_c / (k + alpha * sum_{|j - c| <= n // 2} x_j ** 2) ** beta, the window
+clipped at the ends. x: (N, C, spatial...) with 0 to 3 spatial axes, in any
+layout; y comes in x's layout. Returns (y, context).
+)doc");
+    m.def("lrn_backward", &lrn_backward, py::arg("x"), py::arg("gy"), py::arg("context"),
+          R"doc(Gradient of an lrn_forward call (made with training=True) w.r.t. x.
+)doc");
+}
+
+}  // namespace cpuframe

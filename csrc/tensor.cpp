@@ -1,0 +1,561 @@
+#include "tensor.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+
+#include "array_utils.hpp"
+#include "engine.hpp"
+#include "primitive_cache.hpp"
+
+namespace cpuframe {
+
+namespace {
+
+constexpr std::size_t alignment = 64;
+
+std::shared_ptr<void> allocate(std::size_t bytes) {
+    const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + alignment - 1) / alignment *
+                                alignment;
+    void* p = std::aligned_alloc(alignment, rounded);
+    if (!p) throw std::bad_alloc();
+    return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+// Keeps a Python object alive from C++; releasing it takes the GIL, so the last
+// reference may drop anywhere.
+std::shared_ptr<void> hold_python(const py::handle& obj) {
+    auto* held = new py::object(py::reinterpret_borrow<py::object>(obj));
+    return std::shared_ptr<void>(held, [](void* p) {
+        py::gil_scoped_acquire gil;
+        delete static_cast<py::object*>(p);
+    });
+}
+
+void copy_bytes(void* dst, const void* src, std::size_t n) {
+    if (n >= (1u << 16)) {
+        py::gil_scoped_release release;
+        std::memcpy(dst, src, n);
+    } else {
+        std::memcpy(dst, src, n);
+    }
+}
+
+bool is_native_float32(const py::dtype& dt) {
+    // PyArray_EquivTypes: also false for byte-swapped float32. (Reading the
+    // descriptor's fields directly breaks on NumPy 2 with older pybind11.)
+    return dt.equal(py::dtype::of<float>());
+}
+
+std::string type_name(const py::handle& obj) {
+    return py::str(py::type::handle_of(obj).attr("__name__"));
+}
+
+py::dtype numpy_dtype(memory::data_type dt) {
+    switch (dt) {
+        case memory::data_type::f32: return py::dtype("float32");
+        case memory::data_type::s32: return py::dtype("int32");
+        case memory::data_type::s8: return py::dtype("int8");
+        case memory::data_type::u8: return py::dtype("uint8");
+        case memory::data_type::f16: return py::dtype("float16");
+        default: return py::dtype("void");
+    }
+}
+
+memory::dims dense_strides(const memory::dims& dims) {
+    memory::dims strides(dims.size(), 1);
+    for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i)
+        strides[i] = strides[i + 1] * std::max<memory::dim>(dims[i + 1], 1);
+    return strides;
+}
+
+void check_same_shape(const char* fn, const Tensor& a, const Tensor& b) {
+    if (a.shape() != b.shape()) {
+        throw py::value_error(std::string(fn) + ": expected tensors of the same shape, got " +
+                              shape_str(a.shape()) + " and " + shape_str(b.shape()));
+    }
+}
+
+}  // namespace
+
+// -- construction -------------------------------------------------------------
+
+Tensor::Tensor(const memory::desc& md, Shape shape, void* data, std::shared_ptr<void> owner)
+    : shape_(std::move(shape)), md_(md), data_(data), owner_(std::move(owner)) {
+    mem_ = memory(md_, cpu_engine(), data_);
+}
+
+TensorPtr Tensor::empty(const memory::desc& md, Shape shape) {
+    if (shape.empty() && md.get_ndims() > 0) {
+        const memory::dims d = md.get_dims();
+        shape.assign(d.begin(), d.end());
+    }
+    std::shared_ptr<void> buf = allocate(md.get_size());
+    void* data = buf.get();
+    return TensorPtr(new Tensor(md, std::move(shape), data, std::move(buf)));
+}
+
+TensorPtr Tensor::empty_like(const Tensor& like) { return empty(like.md_, like.shape_); }
+
+TensorPtr Tensor::zeros_like(const Tensor& like) {
+    TensorPtr t = empty(like.md_, like.shape_);
+    std::memset(t->data_, 0, t->nbytes());
+    return t;
+}
+
+TensorPtr Tensor::wrap(const memory::desc& md, Shape shape, void* data,
+                       std::shared_ptr<void> owner) {
+    return TensorPtr(new Tensor(md, std::move(shape), data, std::move(owner)));
+}
+
+TensorPtr Tensor::from_numpy(const py::handle& array) {
+    TensorPtr view = as_tensor("Tensor.from_numpy", "a", array);
+    TensorPtr t = empty(plain_desc(view->md_.get_dims()), view->shape_);
+    t->copy_from(*view);
+    return t;
+}
+
+// -- queries --------------------------------------------------------------------
+
+std::int64_t Tensor::size() const {
+    return std::accumulate(shape_.begin(), shape_.end(), std::int64_t{1},
+                           std::multiplies<std::int64_t>());
+}
+
+memory Tensor::mem_as(const memory::desc& md) const {
+    if (md == md_) return mem_;
+    return memory(md, cpu_engine(), data_);
+}
+
+bool Tensor::is_plain() const { return md_ == plain_desc(md_.get_dims(), md_.get_data_type()); }
+
+bool Tensor::has_padding() const { return md_.get_padded_dims() != md_.get_dims(); }
+
+std::string Tensor::format() const { return format_of(md_); }
+
+// -- layout changes -------------------------------------------------------------
+
+TensorPtr Tensor::reordered(const memory::desc& md) const {
+    TensorPtr dst = empty(md, shape_);
+    dst->copy_from(*this);
+    return dst;
+}
+
+void Tensor::reorder_inplace(const memory::desc& md) {
+    if (md == md_) return;
+    TensorPtr t = reordered(md);
+    md_ = t->md_;
+    data_ = t->data_;
+    owner_ = t->owner_;
+    mem_ = t->mem_;
+}
+
+void Tensor::copy_from(const Tensor& src) {
+    if (src.size() != size()) {
+        throw py::value_error("Tensor.copy_from: expected a source of shape " +
+                              shape_str(shape_) + ", got " + shape_str(src.shape_));
+    }
+    if (src.md_ == md_) {
+        if (src.data_ != data_) copy_bytes(data_, src.data_, nbytes());
+        return;
+    }
+    const memory::dims dims = md_.get_dims();
+    memory::desc view = src.md_.get_dims() == dims ? src.md_ : src.md_.reshape(dims, true);
+    if (view.get_ndims() == 0) {
+        // src's layout cannot be viewed with our dims (e.g. blocked grouped
+        // weights): go through its plain layout, which any reshape can view.
+        TensorPtr plain = src.reordered(plain_desc(src.md_.get_dims(), src.dtype()));
+        copy_from(*plain);
+        return;
+    }
+    if (view == md_) {
+        copy_bytes(data_, src.data_, nbytes());
+        return;
+    }
+    reorder_memory(memory(view, cpu_engine(), src.data_), mem_);
+}
+
+py::array Tensor::to_numpy() const {
+    if (dtype() != memory::data_type::f32) {
+        throw py::type_error("Tensor.to_numpy: only float32 tensors convert to NumPy, got " +
+                             std::string(py::str(numpy_dtype(dtype()))));
+    }
+    py::array_t<float> out(std::vector<py::ssize_t>(shape_.begin(), shape_.end()));
+    const memory::desc plain = plain_desc(md_.get_dims());
+    if (md_ == plain) {
+        copy_bytes(out.mutable_data(), data_, static_cast<std::size_t>(size()) * sizeof(float));
+    } else {
+        guard_dnnl("Tensor.to_numpy", [&] { return "tensor " + shape_str(shape_); }, [&] {
+            reorder_memory(mem_, memory(plain, cpu_engine(), out.mutable_data()));
+        });
+    }
+    return out;
+}
+
+void Tensor::zero_padding() {
+    if (!has_padding() || md_.get_format_kind() != memory::format_kind::blocked) return;
+    // oneDNN primitives assume zeros there; element-wise NumPy updates on the
+    // raw buffer (x + 1, x / y) may have written something else. Visit, per
+    // padded axis, the slab of indices beyond the logical size.
+    const memory::dims dims = md_.get_dims(), padded = md_.get_padded_dims();
+    const memory::dims strides = md_.get_strides(), blks = md_.get_inner_blks(),
+                       idxs = md_.get_inner_idxs();
+    const int n = md_.get_ndims();
+    const std::size_t elem = memory::data_type_size(md_.get_data_type());
+    memory::dims block(n, 1);  // product of a dim's inner blocks
+    for (std::size_t k = 0; k < blks.size(); ++k) block[idxs[k]] *= blks[k];
+    auto offset = [&](const memory::dims& idx) {
+        memory::dim off = 0;
+        for (int d = 0; d < n; ++d) off += idx[d] / block[d] * strides[d];
+        memory::dim inner = 0;
+        for (std::size_t k = 0; k < blks.size(); ++k) {
+            const int d = static_cast<int>(idxs[k]);
+            memory::dim below = 1;  // blocks of dim d nested inside block k
+            for (std::size_t j = k + 1; j < blks.size(); ++j)
+                if (idxs[j] == d) below *= blks[j];
+            inner = inner * blks[k] + (idx[d] % block[d]) / below % blks[k];
+        }
+        return off + inner;
+    };
+    char* base = static_cast<char*>(data_);
+    for (int d = 0; d < n; ++d) {
+        if (padded[d] == dims[d]) continue;
+        memory::dims lo(n, 0), hi = padded;
+        lo[d] = dims[d];
+        memory::dims idx = lo;
+        while (true) {
+            std::memset(base + offset(idx) * elem, 0, elem);
+            int a = n - 1;
+            while (a >= 0 && ++idx[a] == hi[a]) {
+                idx[a] = lo[a];
+                --a;
+            }
+            if (a < 0) break;
+        }
+    }
+}
+
+py::array raw_view(const TensorPtr& t) {
+    if (t->dtype() != memory::data_type::f32) {
+        throw py::type_error("Tensor.raw_view: only float32 tensors have a float32 view");
+    }
+    auto* keep = new std::shared_ptr<void>(t->owner_);
+    py::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<void>*>(p); });
+    const py::ssize_t n = static_cast<py::ssize_t>(t->nbytes() / sizeof(float));
+    return py::array_t<float>({n}, {static_cast<py::ssize_t>(sizeof(float))},
+                              static_cast<float*>(t->data_), base);
+}
+
+// -- helpers ----------------------------------------------------------------------
+
+memory::desc plain_desc(const memory::dims& dims, memory::data_type dt) {
+    return memory::desc(dims, dt, dense_strides(dims));
+}
+
+memory::desc permuted_desc(const memory::dims& dims, const std::string& order) {
+    const std::size_t n = dims.size();
+    std::vector<bool> seen(n, false);
+    bool ok = order.size() == n;
+    for (std::size_t i = 0; ok && i < n; ++i) {
+        const int axis = order[i] - 'a';
+        ok = axis >= 0 && static_cast<std::size_t>(axis) < n && !seen[axis];
+        if (ok) seen[axis] = true;
+    }
+    if (!ok) {
+        throw py::value_error("Tensor.reorder: expected a plain format of " + std::to_string(n) +
+                              " distinct letters from 'a' (e.g. 'abcd' or 'acdb'), got '" +
+                              order + "'");
+    }
+    memory::dims strides(n);
+    memory::dim stride = 1;
+    for (std::size_t i = n; i-- > 0;) {
+        const int axis = order[i] - 'a';
+        strides[axis] = stride;
+        stride *= std::max<memory::dim>(dims[axis], 1);
+    }
+    return memory::desc(dims, memory::data_type::f32, strides);
+}
+
+std::string format_of(const memory::desc& md) {
+    switch (md.get_format_kind()) {
+        case memory::format_kind::blocked: break;
+        case memory::format_kind::any: return "any";
+        case memory::format_kind::undef: return "undef";
+        default: return "opaque";
+    }
+    const int n = md.get_ndims();
+    const memory::dims strides = md.get_strides();
+    const memory::dims blks = md.get_inner_blks();
+    const memory::dims idxs = md.get_inner_idxs();
+    std::vector<int> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return strides[a] > strides[b]; });
+    std::string s;
+    for (int axis : order) {
+        const bool blocked = std::find(idxs.begin(), idxs.end(), axis) != idxs.end();
+        s += static_cast<char>((blocked ? 'A' : 'a') + axis);
+    }
+    for (std::size_t i = 0; i < blks.size(); ++i)
+        s += std::to_string(blks[i]) + static_cast<char>('a' + idxs[i]);
+    return s;
+}
+
+std::string desc_key(const memory::desc& md) {
+    auto join = [](const memory::dims& v) {
+        std::string s;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (i) s += ',';
+            s += std::to_string(v[i]);
+        }
+        return s;
+    };
+    std::string s = std::to_string(static_cast<int>(md.get_data_type())) + ":" +
+                    join(md.get_dims());
+    if (md.get_format_kind() != memory::format_kind::blocked) return s + ":" + format_of(md);
+    s += ":s" + join(md.get_strides());
+    if (md.get_inner_nblks() > 0) s += ":b" + join(md.get_inner_blks()) + "@" + join(md.get_inner_idxs());
+    if (md.get_padded_dims() != md.get_dims()) s += ":p" + join(md.get_padded_dims());
+    if (md.get_submemory_offset() != 0) s += ":o" + std::to_string(md.get_submemory_offset());
+    return s;
+}
+
+std::string shape_str(const Shape& shape) {
+    std::string s = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += ", ";
+        s += std::to_string(shape[i]);
+    }
+    if (shape.size() == 1) s += ",";
+    return s + ")";
+}
+
+memory::dims to_dims(const Shape& shape) { return memory::dims(shape.begin(), shape.end()); }
+
+bool is_tensor(const py::handle& obj) { return py::isinstance<Tensor>(obj); }
+
+TensorPtr as_tensor(const char* fn, const char* arg, const py::handle& obj) {
+    if (py::isinstance<Tensor>(obj)) return obj.cast<TensorPtr>();
+    if (!py::isinstance<py::array>(obj)) {
+        throw py::type_error(std::string(fn) + ": expected " + arg +
+                             " to be a float32 numpy.ndarray or Tensor, got " + type_name(obj));
+    }
+    auto a = py::reinterpret_borrow<py::array>(obj);
+    if (!is_native_float32(a.dtype())) {
+        throw py::type_error(std::string(fn) + ": expected " + arg +
+                             " to be a float32 array, got " + std::string(py::str(a.dtype())));
+    }
+    if (a.ndim() > DNNL_MAX_NDIMS) {
+        throw py::value_error(std::string(fn) + ": expected " + arg + " with at most " +
+                              std::to_string(DNNL_MAX_NDIMS) + " dimensions, got " +
+                              std::to_string(a.ndim()));
+    }
+    Shape shape(a.shape(), a.shape() + a.ndim());
+    memory::dims dims = shape.empty() ? memory::dims{1} : to_dims(shape);
+    memory::dims strides(dims.size(), 0);
+    bool representable =
+        (a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0;
+    const memory::dims dense = dense_strides(dims);
+    for (py::ssize_t i = 0; representable && i < a.ndim(); ++i) {
+        const py::ssize_t st = a.strides(i);
+        if (a.shape(i) == 1) {
+            strides[i] = dense[i];  // a size-1 axis' stride is never used
+        } else if (st > 0 && st % static_cast<py::ssize_t>(sizeof(float)) == 0) {
+            strides[i] = st / static_cast<py::ssize_t>(sizeof(float));
+        } else {
+            representable = false;
+        }
+    }
+    if (a.ndim() == 0) strides = {1};
+    if (!representable) {
+        a = a.attr("copy")("C").cast<py::array>();
+        strides = dense;
+    }
+    memory::desc md = guard_dnnl(fn, [&] { return std::string(arg) + " " + shape_str(shape); },
+                                 [&] { return memory::desc(dims, memory::data_type::f32, strides); });
+    return Tensor::wrap(md, std::move(shape), const_cast<void*>(a.data()), hold_python(a));
+}
+
+TensorPtr in_layout(const TensorPtr& t, const memory::desc& want) {
+    if (t->desc() == want) return t;
+    if (t->desc().get_dims() != want.get_dims()) {
+        memory::desc view = t->desc().reshape(want.get_dims(), true);
+        if (view.get_ndims() != 0 && view == want) {
+            return Tensor::wrap(want, t->shape(), t->data(), t->owner());
+        }
+    }
+    return t->reordered(want);
+}
+
+memory arg_memory(const TensorPtr& t, const memory::desc& want, std::vector<TensorPtr>& keep) {
+    keep.push_back(in_layout(t, want));
+    return keep.back()->mem();
+}
+
+memory::desc query_md(const dnnl::primitive& primitive, dnnl::query what, int index) {
+    const_dnnl_memory_desc_t md = dnnl_primitive_desc_query_md(
+        primitive.get_primitive_desc(), dnnl::convert_to_c(what), index);
+    if (md == nullptr) return memory::desc();
+    dnnl_memory_desc_t clone = nullptr;
+    dnnl::error::wrap_c_api(dnnl_memory_desc_clone(&clone, md), "could not clone a memory desc");
+    return memory::desc(clone);
+}
+
+void execute(const dnnl::primitive& primitive, const std::unordered_map<int, memory>& args) {
+    py::gil_scoped_release release;
+    dnnl::stream& stream = cpu_stream();
+    primitive.execute(stream, args);
+    stream.wait();
+}
+
+ReorderCounters& reorder_counters() {
+    static ReorderCounters* counters = new ReorderCounters();
+    return *counters;
+}
+
+void reorder_memory(const memory& src, const memory& dst) {
+    const memory::desc src_md = src.get_desc();
+    const memory::desc dst_md = dst.get_desc();
+    PrimitiveKey key("reorder");
+    key.text("src", desc_key(src_md)).text("dst", desc_key(dst_md));
+    dnnl::primitive r = PrimitiveCache::global().get_or_create(key, [&] {
+        return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), src_md, cpu_engine(),
+                                                           dst_md));
+    });
+    ReorderCounters& c = reorder_counters();
+    c.count.fetch_add(1, std::memory_order_relaxed);
+    c.bytes.fetch_add(dst_md.get_size(), std::memory_order_relaxed);
+    execute(r, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
+}
+
+// -- Python binding -------------------------------------------------------------
+
+namespace {
+
+py::tuple shape_tuple(const Tensor& t) {
+    py::tuple s(t.shape().size());
+    for (std::size_t i = 0; i < t.shape().size(); ++i) s[i] = t.shape()[i];
+    return s;
+}
+
+template <class Body>
+auto guarded(const char* fn, const Tensor& t, Body&& body) {
+    return guard_dnnl(fn, [&] { return "tensor " + shape_str(t.shape()) + " " + t.format(); },
+                      std::forward<Body>(body));
+}
+
+}  // namespace
+
+void register_tensor(py::module_& m) {
+    py::class_<Tensor, TensorPtr> cls(m, "Tensor", R"doc(
+A oneDNN memory: a float32 buffer and the layout of its elements.
+
+The array type of the Intel64 device (``cpuframe.backends.intel64.mdarray`` adds
+the NumPy protocols). The layout is plain row-major ("abcd"), a permutation
+("acdb" = NHWC) or blocked ("aBcd16b"), as the primitive that wrote it chose.
+Create one with Tensor.from_numpy(a); read it back with to_numpy().
+)doc");
+    cls.def_static("from_numpy", &Tensor::from_numpy, py::arg("a"),
+                   "A copy of the float32 ndarray a in plain row-major layout.")
+        .def("to_numpy", &Tensor::to_numpy,
+             "A new C-contiguous float32 ndarray of the logical shape (reordered from "
+             "the tensor's layout).")
+        .def_property_readonly("shape", &shape_tuple, "The logical shape (NumPy order).")
+        .def_property_readonly("ndim", &Tensor::ndim)
+        .def_property_readonly("size", &Tensor::size)
+        .def_property_readonly("dtype", [](const Tensor& t) { return numpy_dtype(t.dtype()); })
+        .def_property_readonly("nbytes", &Tensor::nbytes,
+                               "Bytes of the physical buffer (padding included).")
+        .def_property_readonly("format", &Tensor::format,
+                               "The layout, e.g. 'abcd', 'acdb', 'aBcd16b'.")
+        .def_property_readonly("is_plain", &Tensor::is_plain,
+                               "True for plain row-major (C order) layout.")
+        .def_property_readonly("has_padding", &Tensor::has_padding,
+                               "True when a blocked layout pads some axis.")
+        .def_property_readonly("desc_key", [](const Tensor& t) { return desc_key(t.desc()); },
+                               "Everything the memory descriptor says, as text.")
+        .def_property_readonly("data_ptr", [](const Tensor& t) {
+            return reinterpret_cast<std::uintptr_t>(t.data());
+        })
+        .def("raw_view", &raw_view,
+             "A 1-D float32 ndarray over the physical buffer (padding included), in "
+             "layout order; it keeps the buffer alive.")
+        .def("same_layout", &Tensor::same_layout, py::arg("other"),
+             "True when both tensors have the same memory descriptor.")
+        .def(
+            "reorder_to_layout_of",
+            [](const Tensor& t, const Tensor& other) {
+                check_same_shape("Tensor.reorder_to_layout_of", t, other);
+                return guarded("Tensor.reorder_to_layout_of", t,
+                               [&] { return t.reordered(other.desc()); });
+            },
+            py::arg("other"), "A new tensor with these values in other's layout.")
+        .def(
+            "reorder_inplace_to_layout_of",
+            [](Tensor& t, const Tensor& other) {
+                check_same_shape("Tensor.reorder_inplace_to_layout_of", t, other);
+                guarded("Tensor.reorder_inplace_to_layout_of", t,
+                        [&] { t.reorder_inplace(other.desc()); });
+            },
+            py::arg("other"), "Re-lays this tensor out like other (same object, new buffer).")
+        .def(
+            "reorder",
+            [](const Tensor& t, const std::string& format) {
+                return guarded("Tensor.reorder", t, [&] {
+                    return t.reordered(permuted_desc(t.desc().get_dims(), format));
+                });
+            },
+            py::arg("format"),
+            "A new tensor in the plain format given by axis letters, e.g. 'acdb'.")
+        .def(
+            "reorder_inplace",
+            [](Tensor& t, const std::string& format) {
+                guarded("Tensor.reorder_inplace", t, [&] {
+                    t.reorder_inplace(permuted_desc(t.desc().get_dims(), format));
+                });
+            },
+            py::arg("format"), "Re-lays this tensor out in a plain format, e.g. 'abcd'.")
+        .def(
+            "to_plain",
+            [](const TensorPtr& t) {
+                return guarded("Tensor.to_plain", *t, [&] {
+                    const memory::desc plain = plain_desc(t->desc().get_dims());
+                    return t->desc() == plain ? t : t->reordered(plain);
+                });
+            },
+            "This tensor if it is plain, else a plain copy.")
+        .def(
+            "copy", [](const Tensor& t) { return guarded("Tensor.copy", t, [&] {
+                return t.reordered(t.desc()); }); },
+            "A copy in the same layout.")
+        .def(
+            "copy_from",
+            [](Tensor& t, const py::handle& src) {
+                TensorPtr s = as_tensor("Tensor.copy_from", "src", src);
+                check_same_shape("Tensor.copy_from", t, *s);
+                guarded("Tensor.copy_from", t, [&] { t.copy_from(*s); });
+            },
+            py::arg("src"),
+            "Writes src (a Tensor or float32 ndarray of the same shape) into this "
+            "tensor's buffer, converting to its layout.")
+        .def("zero_padding", &Tensor::zero_padding,
+             "Rewrites zeros into the padding of a blocked layout.")
+        .def_static("zeros_like", &Tensor::zeros_like, py::arg("t"),
+                    "A zero tensor with t's shape and layout.")
+        .def_static("empty_like", &Tensor::empty_like, py::arg("t"),
+                    "An uninitialized tensor with t's shape and layout.");
+
+    m.def("reorder_stats", [] {
+        py::dict d;
+        d["count"] = reorder_counters().count.load();
+        d["bytes"] = reorder_counters().bytes.load();
+        return d;
+    }, "Reorders executed since the start (or the last reset): count and bytes written.");
+    m.def("reset_reorder_stats", [] {
+        reorder_counters().count = 0;
+        reorder_counters().bytes = 0;
+    }, "Sets the reorder counters to zero.");
+}
+
+}  // namespace cpuframe

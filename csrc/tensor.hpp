@@ -1,0 +1,152 @@
+// The native tensor of the Intel64 device (exposed as cpuframe._dnnl.Tensor,
+// which cpuframe.backends.intel64 turns into the user-facing ``mdarray``).
+//
+// A Tensor is a oneDNN memory: a buffer plus the memory::desc saying how the
+// logical elements lie in it (plain row-major, NHWC, or a blocked layout such as
+// aBcd16b with zero padding). The layout a primitive chose travels with the data,
+// so the next primitive consumes it without a trip through NCHW.
+//
+// Logical shape versus desc dims: the desc's dims are a row-major reshape of the
+// logical shape. They are equal except for grouped convolution weights, whose
+// logical shape is Chainer's (O, I/G, kh, kw) while oneDNN describes them as
+// (G, O/G, I/G, kh, kw); both read the same bytes in plain layout.
+//
+// How an op file uses it (see convolution.cpp for a complete example):
+//   TensorPtr x = as_tensor(fn, "x", x_obj);            // Tensor or float32 ndarray
+//   ... create/cached primitive with format_tag::any or x->desc() ...
+//   TensorPtr xin = in_layout(x, pd.src_desc());        // reorders only if needed
+//   TensorPtr y = Tensor::empty(shape, pd.dst_desc());
+//   execute(prim, {{DNNL_ARG_SRC, xin->mem()}, {DNNL_ARG_DST, y->mem()}});
+//   return y;                                           // Python wraps nothing
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+namespace cpuframe {
+
+namespace py = pybind11;
+using dnnl::memory;
+
+class Tensor;
+using TensorPtr = std::shared_ptr<Tensor>;
+using Shape = std::vector<std::int64_t>;
+
+class Tensor {
+public:
+    // A new, uninitialized buffer (64-byte aligned) laid out as md; shape is the
+    // logical shape (md's dims when empty).
+    static TensorPtr empty(const memory::desc& md, Shape shape = {});
+    // Same desc and logical shape as like, zero-filled (padding included).
+    static TensorPtr zeros_like(const Tensor& like);
+    static TensorPtr empty_like(const Tensor& like);
+    // Wraps data owned by owner (e.g. a NumPy array); no copy.
+    static TensorPtr wrap(const memory::desc& md, Shape shape, void* data,
+                          std::shared_ptr<void> owner);
+    // A copy of a float32 ndarray (any strides) in plain row-major layout.
+    static TensorPtr from_numpy(const py::handle& array);
+
+    const Shape& shape() const { return shape_; }
+    std::int64_t size() const;
+    int ndim() const { return static_cast<int>(shape_.size()); }
+    const memory::desc& desc() const { return md_; }
+    // The oneDNN memory over the buffer, described by desc().
+    const memory& mem() const { return mem_; }
+    // The same buffer described by md (a desc of equal size, e.g. a reshape).
+    memory mem_as(const memory::desc& md) const;
+    void* data() const { return data_; }
+    // Shares ownership of the buffer (for views over it).
+    const std::shared_ptr<void>& owner() const { return owner_; }
+    memory::data_type dtype() const { return md_.get_data_type(); }
+    // Bytes of the physical buffer, padding of blocked layouts included.
+    std::size_t nbytes() const { return md_.get_size(); }
+    // Plain dense row-major ("abcd"): the NumPy order of the desc's dims.
+    bool is_plain() const;
+    // Blocked layouts whose padded dims exceed the dims.
+    bool has_padding() const;
+    // Readable layout: "abcd", "acdb", "aBcd16b", "Acdb64a", ...
+    std::string format() const;
+    bool same_layout(const Tensor& other) const { return md_ == other.md_; }
+
+    // A new tensor with this one's values laid out as md (md's dims may be a
+    // reshape of this tensor's, as for grouped weights). Counted as a reorder.
+    TensorPtr reordered(const memory::desc& md) const;
+    // This tensor, itself, re-laid out as md: the buffer is replaced, identity
+    // kept (used once for parameters, so that later calls hit the fast path).
+    void reorder_inplace(const memory::desc& md);
+    // Writes src's values (any layout or a float32 ndarray) into this buffer.
+    void copy_from(const Tensor& src);
+    // A new C-contiguous ndarray in the logical shape.
+    py::array to_numpy() const;
+    // Rewrites zeros into the padding of a blocked layout (oneDNN relies on it).
+    void zero_padding();
+
+private:
+    Tensor(const memory::desc& md, Shape shape, void* data, std::shared_ptr<void> owner);
+
+    Shape shape_;
+    memory::desc md_;
+    void* data_ = nullptr;
+    std::shared_ptr<void> owner_;  // keeps the buffer alive (also for raw views)
+    memory mem_;
+
+    friend py::array raw_view(const TensorPtr& t);
+};
+
+// -- helpers for the op files -------------------------------------------------
+
+// Row-major dense f32 desc of dims.
+memory::desc plain_desc(const memory::dims& dims,
+                        memory::data_type dt = memory::data_type::f32);
+// Dense desc of dims whose axes lie in memory in the order of `order`
+// ("acdb" = NHWC for 4-D). Only plain letter strings.
+memory::desc permuted_desc(const memory::dims& dims, const std::string& order);
+// A readable key of everything a desc says (dims, type, strides, blocks).
+std::string desc_key(const memory::desc& md);
+std::string format_of(const memory::desc& md);
+std::string shape_str(const Shape& shape);
+memory::dims to_dims(const Shape& shape);
+
+// obj as a Tensor: a Tensor as it is, a float32 ndarray wrapped without a copy
+// (any positive strides; others are copied once). TypeError naming fn and arg
+// for anything else.
+TensorPtr as_tensor(const char* fn, const char* arg, const py::handle& obj);
+// True for Tensor objects.
+bool is_tensor(const py::handle& obj);
+
+// t laid out as want: t itself when its desc is want (or a reshape view of it),
+// else a reordered copy (counted).
+TensorPtr in_layout(const TensorPtr& t, const memory::desc& want);
+// The memory to pass for t where a primitive wants `want` (see in_layout; the
+// caller keeps the returned Tensor alive during execution).
+memory arg_memory(const TensorPtr& t, const memory::desc& want, std::vector<TensorPtr>& keep);
+
+// The memory desc a (cached) primitive expects for `what` (e.g.
+// dnnl::query::src_md, weights_md, dst_md, diff_dst_md, workspace_md); a zero
+// desc when it has none.
+memory::desc query_md(const dnnl::primitive& primitive, dnnl::query what, int index = 0);
+
+// Runs a primitive on the calling thread's stream with the GIL released.
+void execute(const dnnl::primitive& primitive, const std::unordered_map<int, memory>& args);
+// Reorders src into dst (cached reorder primitive), counted in reorder_stats().
+void reorder_memory(const memory& src, const memory& dst);
+
+struct ReorderCounters {
+    std::atomic<std::uint64_t> count{0};
+    std::atomic<std::uint64_t> bytes{0};
+};
+ReorderCounters& reorder_counters();
+
+py::array raw_view(const TensorPtr& t);
+
+void register_tensor(py::module_& m);
+
+}  // namespace cpuframe

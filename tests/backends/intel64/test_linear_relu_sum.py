@@ -1,0 +1,115 @@
+"""Parity of the linear, relu and gradient-sum routes with the NumPy path."""
+import numpy
+import pytest
+
+import cpuframe.functions as F
+from cpuframe import Variable
+from cpuframe.backends import intel64
+from cpuframe.configuration import using_config
+from cpuframe.functions.math.basic_math import MultiAdd
+
+
+@pytest.mark.parametrize('n,i,o', [(1, 7, 3), (8, 33, 17), (64, 256, 100)])
+@pytest.mark.parametrize('bias', [True, False])
+@pytest.mark.parametrize('where', ['numpy', 'device'])
+def test_linear_parity(n, i, o, bias, where, rng, run, parity):
+    arrays = [rng.standard_normal((n, i)).astype(numpy.float32),
+              (rng.standard_normal((o, i)) * 0.2).astype(numpy.float32)]
+    if bias:
+        arrays.append(rng.standard_normal(o).astype(numpy.float32))
+    parity(run(F.linear, arrays, where=where),
+           run(F.linear, arrays, mode='never'))
+
+
+@pytest.mark.parametrize('where', ['numpy', 'device'])
+def test_linear_n_batch_axes_and_4d_input(where, rng, run, parity):
+    x = rng.standard_normal((2, 3, 4, 5)).astype(numpy.float32)
+    W = rng.standard_normal((6, 20)).astype(numpy.float32)
+    b = rng.standard_normal(6).astype(numpy.float32)
+
+    def f(*a):
+        return F.linear(*a, n_batch_axes=2)
+    # The output is reshaped back by F.reshape, a NumPy op (a boundary).
+    parity(run(f, [x, W, b], where=where, check_type=False),
+           run(f, [x, W, b], mode='never'))
+    W = rng.standard_normal((6, 60)).astype(numpy.float32)
+    parity(run(F.linear, [x, W, b], where=where),
+           run(F.linear, [x, W, b], mode='never'))
+
+
+def test_linear_weight_gradient_in_weight_layout(rng):
+    x = intel64.from_numpy(rng.standard_normal((16, 64)).astype(numpy.float32))
+    W = Variable(intel64.from_numpy(rng.standard_normal((32, 64)).astype(
+        numpy.float32)))
+    with using_config('use_ideep', 'auto'):
+        y = F.linear(x, W)
+        y.grad = numpy.ones(y.shape, numpy.float32)
+        y.backward()
+    assert intel64.is_native_array(W.grad)
+    assert W.grad.same_layout(W.array)
+
+
+@pytest.mark.parametrize('shape', [(5,), (3, 7), (2, 16, 9, 9), (2, 3, 4, 5, 6)])
+@pytest.mark.parametrize('where', ['numpy', 'device'])
+def test_relu_parity(shape, where, rng, run, parity):
+    x = rng.standard_normal(shape).astype(numpy.float32)
+    parity(run(F.relu, [x], where=where), run(F.relu, [x], mode='never'))
+
+
+def test_relu_keeps_blocked_layout_and_grad_from_other_layout(rng):
+    x = rng.standard_normal((2, 8, 5, 5)).astype(numpy.float32)
+    t = intel64.from_numpy(x).reorder('acdb')
+    xv = Variable(t)
+    with using_config('use_ideep', 'auto'):
+        y = F.relu(xv)
+        assert y.array.format == 'acdb'
+        y.grad = intel64.from_numpy(x)  # plain: reordered to y's layout
+        y.backward()
+    assert xv.grad.format == 'acdb'
+    numpy.testing.assert_array_equal(numpy.asarray(y.array), numpy.maximum(x, 0))
+    numpy.testing.assert_array_equal(numpy.asarray(xv.grad), x * (x > 0))
+
+
+def test_relu_non_contiguous_numpy(rng):
+    x = rng.standard_normal((4, 6, 5)).astype(numpy.float32)[:, ::2].transpose(
+        2, 0, 1)
+    with using_config('use_ideep', 'always'):
+        y = F.relu(x).array
+    assert isinstance(y, numpy.ndarray)
+    numpy.testing.assert_array_equal(y, numpy.maximum(x, 0))
+
+
+@pytest.mark.parametrize('n', [2, 3, 5])
+@pytest.mark.parametrize('kinds', ['numpy', 'device', 'mixed'])
+def test_multi_add_parity(n, kinds, rng):
+    arrays = [rng.standard_normal((2, 16, 3, 3)).astype(numpy.float32)
+              for _ in range(n)]
+    ref = sum(arrays[1:], arrays[0])
+    if kinds == 'numpy':
+        xs = arrays
+    elif kinds == 'device':
+        xs = [intel64.from_numpy(a).reorder('acdb') for a in arrays]
+    else:
+        xs = [intel64.from_numpy(a).reorder('acdb') if i % 2 else a
+              for i, a in enumerate(arrays)]
+    with using_config('use_ideep', 'always'):
+        y = MultiAdd().apply(xs)[0].array
+    if kinds == 'numpy':
+        assert isinstance(y, numpy.ndarray)
+    else:
+        assert intel64.is_native_array(y) and y.format == 'acdb'
+    numpy.testing.assert_allclose(numpy.asarray(y), ref, rtol=1e-6, atol=1e-6)
+
+
+def test_gradient_accumulation_on_device(rng):
+    """A variable used twice gets the sum of both gradients, as an mdarray."""
+    x = rng.standard_normal((2, 4, 6, 6)).astype(numpy.float32)
+    out = {}
+    for mode, send in (('never', numpy.copy), ('always', intel64.from_numpy)):
+        with using_config('use_ideep', mode):
+            xv = Variable(send(x))
+            h = F.relu(xv)
+            y = F.sum(h * 2) + F.sum(F.relu(h) * 3) + F.sum(h)
+            y.backward()
+            out[mode] = numpy.asarray(xv.grad)
+    numpy.testing.assert_allclose(out['always'], out['never'], rtol=1e-6)

@@ -1,0 +1,282 @@
+"""The mdarray (native tensor) and its NumPy protocols, devices and I/O."""
+import copy
+import io
+import pickle
+
+import numpy
+import pytest
+
+import cpuframe
+from cpuframe import Variable, backend
+from cpuframe.backends import intel64
+
+
+def _a(shape=(2, 3, 4, 5), seed=0):
+    return numpy.random.default_rng(seed).standard_normal(shape).astype(
+        numpy.float32)
+
+
+def _nhwc(a):
+    return intel64.from_numpy(a).reorder('acdb')
+
+
+def test_round_trip_and_attributes():
+    a = _a()
+    t = intel64.from_numpy(a)
+    assert isinstance(t, intel64.mdarray) and intel64.is_native_array(t)
+    assert t.shape == a.shape and t.ndim == 4 and t.size == a.size
+    assert t.dtype == numpy.float32 and t.nbytes == a.nbytes and len(t) == 2
+    assert t.format == 'abcd' and t.is_plain
+    numpy.testing.assert_array_equal(numpy.asarray(t), a)
+    numpy.testing.assert_array_equal(t.to_numpy(), a)
+    assert 'mdarray(' in repr(t) and "format='abcd'" in repr(t)
+
+
+def test_from_numpy_copies_strided_input():
+    base = _a((4, 6, 3, 2))
+    a = base[:, ::2].transpose(0, 1, 3, 2)
+    t = intel64.from_numpy(a)
+    numpy.testing.assert_array_equal(numpy.asarray(t), a)
+    base[...] = 0
+    assert numpy.asarray(t).any()
+
+
+def test_reorder_keeps_values_and_counts():
+    dnnl = intel64.native()
+    a = _a()
+    before = dnnl.reorder_stats()['count']
+    t = _nhwc(a)
+    assert dnnl.reorder_stats()['count'] == before + 1
+    assert t.format == 'acdb' and not t.is_plain
+    numpy.testing.assert_array_equal(numpy.asarray(t), a)
+    raw = t.raw_view()
+    numpy.testing.assert_array_equal(raw, a.transpose(0, 2, 3, 1).ravel())
+    assert t.reorder_to_layout_of(intel64.from_numpy(a)).is_plain
+    t.reorder_inplace('abcd')
+    assert t.is_plain
+    numpy.testing.assert_array_equal(numpy.asarray(t), a)
+
+
+def test_plain_array_conversion_is_a_view_and_copy_true_copies():
+    t = intel64.from_numpy(_a())
+    v = numpy.asarray(t)
+    assert numpy.shares_memory(v, t.raw_view())
+    c = numpy.array(t, copy=True)
+    assert not numpy.shares_memory(c, t.raw_view())
+    with pytest.raises(ValueError, match='acdb'):
+        numpy.asarray(_nhwc(_a()), copy=False) if numpy.__version__ >= '2' \
+            else _nhwc(_a()).__array__(copy=False)
+
+
+@pytest.mark.parametrize('op', ['add', 'sub', 'mul', 'div', 'pow'])
+@pytest.mark.parametrize('layouts', [('abcd', 'abcd'), ('acdb', 'acdb'),
+                                     ('acdb', 'abcd'), ('abcd', 'numpy')])
+def test_binary_arithmetic(op, layouts):
+    a, b = _a(seed=1), numpy.abs(_a(seed=2)) + 0.5
+    ta = intel64.from_numpy(a).reorder(layouts[0])
+    tb = b if layouts[1] == 'numpy' else intel64.from_numpy(b).reorder(
+        layouts[1])
+    f = {'add': lambda x, y: x + y, 'sub': lambda x, y: x - y,
+         'mul': lambda x, y: x * y, 'div': lambda x, y: x / y,
+         'pow': lambda x, y: abs(x) ** y}[op]
+    got = f(ta, tb)
+    assert isinstance(got, intel64.mdarray)
+    assert got.format == layouts[0]
+    numpy.testing.assert_allclose(numpy.asarray(got), f(a, b), rtol=1e-6)
+
+
+def test_in_place_updates_keep_identity_and_layout_without_reorder():
+    dnnl = intel64.native()
+    p, g = _a(seed=1), _a(seed=2)
+    tp, tg = _nhwc(p), _nhwc(g)
+    v = numpy.zeros_like(tp)
+    assert v.same_layout(tp)
+    before = dnnl.reorder_stats()['count']
+    ident = id(tp)
+    v *= 0.9
+    v -= 0.1 * tg
+    tp += v
+    tp -= numpy.float64(0.01) * numpy.sqrt(tg * tg + 1e-8)
+    tp /= 2
+    assert id(tp) == ident and tp.format == 'acdb'
+    assert dnnl.reorder_stats()['count'] == before
+    ref = (p - 0.1 * g - 0.01 * numpy.sqrt(g * g + 1e-8)) / 2
+    numpy.testing.assert_allclose(numpy.asarray(tp), ref, rtol=1e-5,
+                                  atol=1e-6)
+
+
+def test_scalars_negation_and_unary_ufuncs():
+    a = _a()
+    t = _nhwc(a)
+    for got, ref in [(2.0 - t, 2.0 - a), (-t, -a), (abs(t), abs(a)),
+                     (numpy.maximum(t, 0), numpy.maximum(a, 0)),
+                     (numpy.sqrt(t * t), numpy.abs(a)),
+                     (numpy.float32(3) * t, 3 * a)]:
+        assert isinstance(got, intel64.mdarray) and got.format == 'acdb'
+        numpy.testing.assert_allclose(numpy.asarray(got), ref, rtol=1e-6)
+
+
+def test_non_elementwise_cases_fall_back_to_numpy():
+    a = _a()
+    t = _nhwc(a)
+    bias = numpy.arange(5, dtype=numpy.float32)
+    r = t + bias
+    assert isinstance(r, numpy.ndarray)
+    numpy.testing.assert_allclose(r, a + bias)
+    assert isinstance(t > 0, numpy.ndarray)
+    assert numpy.isfinite(t).all()
+    numpy.testing.assert_allclose(t.sum(), a.sum(), rtol=1e-5)
+    numpy.testing.assert_allclose(numpy.sum(t, axis=1), a.sum(axis=1),
+                                  rtol=1e-5)
+    numpy.testing.assert_array_equal(t[1, 2], a[1, 2])
+    numpy.testing.assert_array_equal(t.reshape(2, -1), a.reshape(2, -1))
+    t2 = _nhwc(a)
+    t2 += bias
+    assert isinstance(t2, intel64.mdarray) and t2.format == 'acdb'
+    numpy.testing.assert_allclose(numpy.asarray(t2), a + bias)
+
+
+def test_like_functions_keep_layout():
+    t = _nhwc(_a())
+    for f, value in [(numpy.zeros_like, 0), (numpy.ones_like, 1)]:
+        r = f(t)
+        assert isinstance(r, intel64.mdarray) and r.same_layout(t)
+        assert (numpy.asarray(r) == value).all()
+    r = numpy.full_like(t, 2.5)
+    assert r.same_layout(t) and (numpy.asarray(r) == 2.5).all()
+    assert numpy.empty_like(t).same_layout(t)
+    assert isinstance(numpy.zeros_like(t, dtype=numpy.float64), numpy.ndarray)
+
+
+def test_copyto_setitem_fill_and_astype():
+    a, b = _a(seed=1), _a(seed=2)
+    t = _nhwc(a)
+    numpy.copyto(t, b)
+    assert t.format == 'acdb'
+    numpy.testing.assert_array_equal(numpy.asarray(t), b)
+    backend.copyto(t, intel64.from_numpy(a))
+    numpy.testing.assert_array_equal(numpy.asarray(t), a)
+    t[...] = 0.5
+    assert (numpy.asarray(t) == 0.5).all()
+    t[:] = b
+    numpy.testing.assert_array_equal(numpy.asarray(t), b)
+    t[0, 1, 2, 3] = 7
+    assert numpy.asarray(t)[0, 1, 2, 3] == 7 and t.format == 'acdb'
+    t.fill(1)
+    assert (numpy.asarray(t) == 1).all()
+    dst = numpy.zeros_like(a)
+    backend.copyto(dst, t)
+    assert (dst == 1).all()
+    assert t.astype(numpy.float32, copy=False) is t
+    assert t.astype(numpy.float64).dtype == numpy.float64
+
+
+def test_pickle_copy_and_deepcopy():
+    a = _a()
+    t = _nhwc(a)
+    for u in (pickle.loads(pickle.dumps(t)), copy.copy(t), copy.deepcopy(t),
+              t.copy()):
+        assert isinstance(u, intel64.mdarray)
+        numpy.testing.assert_array_equal(numpy.asarray(u), a)
+    assert t.copy().same_layout(t)
+
+
+def test_blocked_padding_stays_zero_after_updates():
+    dnnl = intel64.native()
+    import cpuframe.functions as F
+    from cpuframe.configuration import using_config
+    # 3 output channels get padded to a channel block by the convolution.
+    x = intel64.from_numpy(_a((2, 3, 6, 6)))
+    W = intel64.from_numpy(_a((3, 3, 3, 3), seed=3))
+    with using_config('use_ideep', 'always'):
+        y = F.convolution_2d(x, W, pad=1).array
+    if not y.has_padding:
+        pytest.skip('oneDNN chose an unpadded layout: {}'.format(y.format))
+    ref = numpy.asarray(y).copy()
+    y += 1.0
+    raw = y.raw_view()
+    assert numpy.count_nonzero(raw) == y.size
+    numpy.testing.assert_allclose(numpy.asarray(y), ref + 1, rtol=1e-6)
+    assert dnnl is not None
+    if W.has_padding:  # the adopted weight layout pads too
+        w_ref = numpy.asarray(W).copy()
+        W /= 2.0
+        W -= -1.0
+        assert numpy.count_nonzero(W.raw_view()) == W.size
+        numpy.testing.assert_allclose(numpy.asarray(W), w_ref / 2 + 1)
+
+
+def test_devices_move_values_both_ways():
+    a = _a()
+    dev = backend.get_device('@intel64')
+    t = dev.send(a)
+    assert intel64.is_native_array(t)
+    assert backend.get_device_from_array(t) == dev
+    assert backend.is_array(t)
+    assert dev.send(t) is t
+    back = backend.cpu_device.send(_nhwc(a))
+    assert isinstance(back, numpy.ndarray)
+    numpy.testing.assert_array_equal(back, a)
+    labels = numpy.arange(3, dtype=numpy.int32)
+    assert dev.send(labels) is labels
+    assert isinstance(dev.send(a.astype(numpy.float64)), numpy.ndarray)
+
+
+def test_variable_and_link_move_to_intel64_and_back():
+    import cpuframe.links as L
+    link = L.Linear(4, 3)
+    w0 = link.W.array.copy()
+    link.to_intel64()
+    assert intel64.is_native_array(link.W.array)
+    assert link.device == backend.get_device('@intel64')
+    link.cleargrads()
+    link.W.zerograd()
+    assert intel64.is_native_array(link.W.grad)
+    link.to_cpu()
+    assert isinstance(link.W.array, numpy.ndarray)
+    numpy.testing.assert_array_equal(link.W.array, w0)
+    v = Variable(_a())
+    v.to_intel64()
+    assert intel64.is_native_array(v.array)
+    assert 'variable' in repr(v)
+    w = Variable(intel64.from_numpy(numpy.zeros_like(_a())))
+    w.copydata(v)
+    numpy.testing.assert_array_equal(numpy.asarray(w.array),
+                                     numpy.asarray(v.array))
+
+
+def test_npz_serialization_round_trip():
+    import cpuframe.links as L
+    from cpuframe import serializers
+    src = L.Convolution2D(3, 4, 3)
+    src.to_intel64()
+    src.W.array.reorder_inplace('acdb')
+    buf = io.BytesIO()
+    serializers.save_npz(buf, src)
+    dst = L.Convolution2D(3, 4, 3)
+    dst.to_intel64()
+    dst.W.array.reorder_inplace('acdb')
+    buf.seek(0)
+    serializers.load_npz(buf, dst)
+    assert intel64.is_native_array(dst.W.array) and dst.W.array.format == 'acdb'
+    numpy.testing.assert_array_equal(numpy.asarray(dst.W.array),
+                                     numpy.asarray(src.W.array))
+
+
+def test_bad_input_raises_python_errors():
+    mod = intel64.native()
+    with pytest.raises(TypeError, match='Tensor.from_numpy'):
+        mod.Tensor.from_numpy(numpy.ones((2, 3)))
+    with pytest.raises(TypeError, match='Tensor.from_numpy'):
+        mod.Tensor.from_numpy([1.0, 2.0])
+    t = intel64.from_numpy(_a())
+    with pytest.raises(ValueError, match='Tensor.reorder'):
+        t.reorder('abz')
+    with pytest.raises(ValueError, match='copy_from'):
+        t.copy_from(numpy.zeros((3, 3), numpy.float32))
+    with pytest.raises(ValueError, match='reorder_to_layout_of'):
+        t.reorder_to_layout_of(intel64.from_numpy(numpy.zeros(3, numpy.float32)))
+
+
+def test_cpuframe_namespace_unchanged():
+    assert cpuframe.Variable is Variable
