@@ -1,6 +1,5 @@
 """The LSTM cell as an activation function (Chainer's ``F.lstm``)."""
 from cpuframe import backend, utils
-from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
 
@@ -28,14 +27,6 @@ def _merge_gates(xp, parts, x_shape):
 def _activations(xp, x):
     xa, xi, xf, xo = _split_gates(x)
     return xp.tanh(xa), _sigmoid(xp, xi), _sigmoid(xp, xf), _sigmoid(xp, xo)
-
-
-def _native_outputs(tensors, on_device):
-    """The native route's Tensors as outputs: mdarrays on the Intel64
-    device, else NumPy views of their (plain) buffers, without a copy."""
-    if on_device:
-        return tuple(tensors)
-    return tuple(t.raw_view()[:t.size].reshape(t.shape) for t in tensors)
 
 
 def _check_lstm_types(c_type, x_type):
@@ -73,16 +64,6 @@ class LSTM(FunctionNode):
             c = c_new
         return utils.force_array(c, x.dtype), utils.force_array(h, x.dtype)
 
-    # The fused cell on the native module: the gate activations on oneDNN's
-    # eltwise primitives, the products in one pass.
-    def intel64_supports(self, inputs):
-        return intel64.all_float32(inputs) and inputs[1].size > 0
-
-    def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1))
-        c, h = intel64.native().lstm_cell_forward(*inputs)
-        return _native_outputs((c, h), self.intel64_on_device(inputs))
-
     def backward(self, indexes, grad_outputs):
         c_prev, x = self.get_retained_inputs()
         gc, gh = grad_outputs
@@ -119,14 +100,6 @@ class LSTMGrad(FunctionNode):
                                gh * t * o * (1 - o)), x.shape)
         return utils.force_array(gc_prev, x.dtype), \
             utils.force_array(gx, x.dtype)
-
-    def intel64_supports(self, inputs):
-        return intel64.all_float32(inputs) and inputs[1].size > 0
-
-    def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1, 2, 3))
-        gc_prev, gx = intel64.native().lstm_cell_backward(*inputs)
-        return _native_outputs((gc_prev, gx), self.intel64_on_device(inputs))
 
     def backward(self, indexes, grad_outputs):
         inputs = self.get_retained_inputs()
