@@ -114,4 +114,5 @@ PYBIND11_MODULE(_dnnl, m) {
     cpuframe::register_lrn(m);
     cpuframe::register_concat(m);
     cpuframe::register_activation(m);
+    cpuframe::register_rnn(m);
 }

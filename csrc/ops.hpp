@@ -16,5 +16,7 @@ void register_batch_normalization(pybind11::module_& m);
 void register_lrn(pybind11::module_& m);
 void register_concat(pybind11::module_& m);
 void register_activation(pybind11::module_& m);
+// Recurrent layers (issue 6).
+void register_rnn(pybind11::module_& m);
 
 }  // namespace cpuframe

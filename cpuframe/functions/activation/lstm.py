@@ -1,5 +1,6 @@
 """The LSTM cell as an activation function (Chainer's ``F.lstm``)."""
 from cpuframe import backend, utils
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
 
@@ -27,6 +28,14 @@ def _merge_gates(xp, parts, x_shape):
 def _activations(xp, x):
     xa, xi, xf, xo = _split_gates(x)
     return xp.tanh(xa), _sigmoid(xp, xi), _sigmoid(xp, xf), _sigmoid(xp, xo)
+
+
+def _native_outputs(tensors, on_device):
+    """The native route's Tensors as outputs: mdarrays on the Intel64
+    device, else NumPy views of their (plain) buffers, without a copy."""
+    if on_device:
+        return tuple(tensors)
+    return tuple(t.raw_view()[:t.size].reshape(t.shape) for t in tensors)
 
 
 def _check_lstm_types(c_type, x_type):
@@ -64,6 +73,16 @@ class LSTM(FunctionNode):
             c = c_new
         return utils.force_array(c, x.dtype), utils.force_array(h, x.dtype)
 
+    # The fused cell on the native module: the gate activations on oneDNN's
+    # eltwise primitives, the products in one pass.
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs) and inputs[1].size > 0
+
+    def forward_intel64(self, inputs):
+        self.retain_inputs((0, 1))
+        c, h = intel64.native().lstm_cell_forward(*inputs)
+        return _native_outputs((c, h), self.intel64_on_device(inputs))
+
     def backward(self, indexes, grad_outputs):
         c_prev, x = self.get_retained_inputs()
         gc, gh = grad_outputs
@@ -100,6 +119,14 @@ class LSTMGrad(FunctionNode):
                                gh * t * o * (1 - o)), x.shape)
         return utils.force_array(gc_prev, x.dtype), \
             utils.force_array(gx, x.dtype)
+
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs) and inputs[1].size > 0
+
+    def forward_intel64(self, inputs):
+        self.retain_inputs((0, 1, 2, 3))
+        gc_prev, gx = intel64.native().lstm_cell_backward(*inputs)
+        return _native_outputs((gc_prev, gx), self.intel64_on_device(inputs))
 
     def backward(self, indexes, grad_outputs):
         inputs = self.get_retained_inputs()
@@ -185,9 +212,138 @@ def lstm(c_prev, x):
         A tuple ``(c, h)``: the new cell state (``c_prev``'s shape) and the
         output ``(B', units, ...)``.  Second-order gradients are supported.
 
+    On the intel64 backend the cell runs as one fused kernel of the native
+    module, forward and backward (``L.LSTM`` also fuses its two projections
+    into the step; that fused step has no second-order gradients).
+
     >>> c, h = F.lstm(np.zeros((1, 1), np.float32),
     ...               np.zeros((1, 4), np.float32))
     >>> c.shape, h.shape
     ((1, 1), (1, 1))
     """
     return LSTM().apply((c_prev, x))
+
+
+class LSTMStep(FunctionNode):
+    """``L.LSTM``'s step fused on the native module (intel64 route only).
+
+    Inputs ``(c_prev, x, W_up[, b_up][, h, W_lat])``; outputs ``(c, h)`` as
+    :func:`lstm` gives them for ``x W_up^T + b_up + h W_lat^T``.  The gates
+    come from two GEMMs accumulating into one buffer and the cell from one
+    fused pass; the backward is :class:`LSTMStepGrad`.  ``lstm_step``
+    applies it only when the FunctionNode machinery chooses its route.
+    """
+
+    def __init__(self, with_bias, with_h):
+        self.with_bias = with_bias
+        self.with_h = with_h
+        self.gates = None
+
+    @property
+    def label(self):
+        return 'lstm'
+
+    def check_type_forward(self, in_types):
+        names = ['c', 'x', 'W_up'] + (['b_up'] if self.with_bias else []) + \
+            (['h', 'W_lat'] if self.with_h else [])
+        type_check.argname(in_types, tuple(names))
+        c, x, w_up = in_types[:3]
+        type_check.expect(
+            x.dtype.kind == 'f', c.dtype == x.dtype, w_up.dtype == x.dtype,
+            x.ndim == 2, c.ndim == 2, w_up.ndim == 2,
+            x.shape[1] == w_up.shape[1],
+            w_up.shape[0] == 4 * c.shape[1],
+            x.shape[0] <= c.shape[0],
+        )
+        if self.with_bias:
+            b = in_types[3]
+            type_check.expect(b.dtype == x.dtype, b.ndim == 1,
+                              b.shape[0] == w_up.shape[0])
+        if self.with_h:
+            h, w_lat = in_types[-2:]
+            type_check.expect(
+                h.dtype == x.dtype, w_lat.dtype == x.dtype, h.ndim == 2,
+                w_lat.ndim == 2, h.shape[0] == x.shape[0],
+                h.shape[1] == c.shape[1], w_lat.shape[1] == h.shape[1],
+                w_lat.shape[0] == w_up.shape[0])
+
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs) and inputs[1].size > 0 and \
+            inputs[0].ndim == 2
+
+    def forward(self, inputs):
+        raise RuntimeError('lstm: the fused step ran without its route')
+
+    def _unpack(self, inputs):
+        c, x, w_up = inputs[:3]
+        rest = list(inputs[3:])
+        b = rest.pop(0) if self.with_bias else None
+        h, w_lat = (rest[0], rest[1]) if self.with_h else (None, None)
+        return c, x, w_up, b, h, w_lat
+
+    def forward_intel64(self, inputs):
+        self.retain_inputs(tuple(range(len(inputs))))
+        c, h, self.gates = intel64.native().lstm_step_forward(
+            *self._unpack(inputs))
+        return _native_outputs((c, h), self.intel64_on_device(inputs))
+
+    def backward(self, indexes, grad_outputs):
+        inputs = self.get_retained_inputs()
+        return LSTMStepGrad(self).apply(tuple(inputs) + tuple(grad_outputs))
+
+
+class LSTMStepGrad(FunctionNode):
+    """Gradients of :class:`LSTMStep` (not differentiable again)."""
+
+    def __init__(self, fwd):
+        self.fwd = fwd
+
+    @property
+    def label(self):
+        return 'lstm_grad'
+
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs)
+
+    def forward(self, inputs):
+        # The route of the forward ran; its backward runs on the same kernel
+        # whatever use_ideep says now.
+        return self.forward_intel64(inputs)
+
+    def forward_intel64(self, inputs):
+        fwd = self.fwd
+        n = len(inputs) - 2
+        c, x, w_up, _, h, w_lat = fwd._unpack(inputs[:n])
+        gc, gh = inputs[n:]
+        gcp, gx, gw_up, gb, gh_prev, gw_lat = \
+            intel64.native().lstm_step_backward(
+                c, x, w_up, fwd.with_bias, h, w_lat, fwd.gates, gc, gh)
+        outs = [gcp, gx, gw_up] + ([gb] if fwd.with_bias else []) + \
+            ([gh_prev, gw_lat] if fwd.with_h else [])
+        return _native_outputs(outs, self.intel64_on_device(inputs))
+
+    def backward(self, indexes, grad_outputs):
+        raise NotImplementedError(
+            'lstm: double backprop through the fused L.LSTM step of the oneDNN '
+            'route is not supported (run with config.use_ideep = "never")')
+
+
+def lstm_step(c_prev, x, upward, h=None, lateral=None):
+    """``lstm(c_prev, upward(x) + lateral(h))`` fused, or None.
+
+    Returns ``(c, h)`` when the intel64 route is chosen for these inputs,
+    else None (the caller computes it unfused).  ``upward`` and ``lateral``
+    are Linear links; ``h`` None skips ``lateral``.
+    """
+    from cpuframe.variable import as_variable
+    if upward.W.array is None or (h is not None and lateral.W.array is None):
+        return None
+    inputs = [as_variable(c_prev), as_variable(x), upward.W]
+    if upward.b is not None:
+        inputs.append(upward.b)
+    if h is not None:
+        inputs += [as_variable(h), lateral.W]
+    node = LSTMStep(upward.b is not None, h is not None)
+    if not node._choose_intel64(tuple(v.array for v in inputs)):
+        return None
+    return node.apply(inputs)

@@ -55,6 +55,7 @@ class _Cell:
     """The shape of one recurrent cell type (see the module docstring)."""
 
     name = None
+    kind = None  # the cell's name for the oneDNN route (_intel64.py)
     n_weights = None
     n_x = None  # weights (and biases) 0 .. n_x-1 act on the input
     has_cell = False
@@ -84,6 +85,7 @@ class _RNNCell(_Cell):
 
     def __init__(self, activation):
         self.activation = _ACTIVATIONS[activation]
+        self.kind = 'rnn_' + activation
 
     def step(self, xw, h, c, hp):
         wh, = hp
@@ -91,6 +93,7 @@ class _RNNCell(_Cell):
 
 
 class _GRUCell(_Cell):
+    kind = 'gru'
     n_weights = 6
     n_x = 3
 
@@ -114,6 +117,7 @@ class _GRUCell(_Cell):
 
 
 class _LSTMCell(_Cell):
+    kind = 'lstm'
     n_weights = 8
     n_x = 4
     has_cell = True

@@ -17,6 +17,7 @@ from cpuframe.functions.array.separate import separate
 from cpuframe.functions.array.split_axis import split_axis
 from cpuframe.functions.array.stack import stack
 from cpuframe.functions.math.basic_math import matmul
+from cpuframe.functions.rnn import _intel64
 from cpuframe.variable import Variable, as_variable
 
 
@@ -254,6 +255,11 @@ def n_step_impl(name, cell, n_layers, dropout_ratio, hx, cx, ws, bs, xs,
     n_dirs = 2 if use_bi_direction else 1
     ratio, batches = _check_inputs(
         name, cell, n_layers, dropout_ratio, hx, cx, ws, bs, xs, n_dirs)
+    # The whole stack on oneDNN, when the FunctionNode machinery chooses it.
+    routed = _intel64.apply_route(name, cell, n_layers, ratio, hx, cx, ws, bs,
+                                  xs, n_dirs, batches)
+    if routed is not None:
+        return routed
     ws = [[as_variable(w) for w in wl] for wl in ws]
     bs = [[as_variable(b) for b in bl] for bl in bs]
     h0s = separate(hx, axis=0)

@@ -22,6 +22,12 @@ def n_step_lstm(n_layers, dropout_ratio, hx, cx, ws, bs, xs, **kwargs):
     (``config.train``) it goes through dropout with ``dropout_ratio`` first
     (the input of the first layer does not).
 
+    On the intel64 backend (``config.use_ideep`` ``'always'``/``'auto'``,
+    or arrays on the Intel64 device) the whole stack runs on oneDNN's RNN
+    primitives, with the same results up to float32 rounding (and the same
+    dropout masks for the same ``numpy.random`` state); gradients of second
+    order are then not available.
+
     Args:
         n_layers (int): the number of layers ``S``.
         dropout_ratio (float): dropout ratio in ``[0, 1)``.

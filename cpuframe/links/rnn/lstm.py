@@ -10,7 +10,7 @@ expects: channel ``4 * k + g`` is gate ``g`` (``a``, ``i``, ``f``, ``o``)
 of unit ``k``.
 """
 from cpuframe import backend, initializers, link, variable
-from cpuframe.functions.activation.lstm import lstm
+from cpuframe.functions.activation.lstm import lstm, lstm_step
 from cpuframe.functions.array.concat import concat
 from cpuframe.functions.array.split_axis import split_axis
 from cpuframe.links.connection.linear import Linear
@@ -196,8 +196,7 @@ class LSTM(LSTMBase):
     def forward(self, x):
         """One time step: ``x`` ``(B, in_size)`` to ``h`` ``(B, out_size)``."""
         batch = x.shape[0]
-        gates = self.upward(x)
-        h_rest = None
+        h_now = h_rest = None
         if self.h is not None:
             h_batch = self.h.shape[0]
             if batch > h_batch:
@@ -209,12 +208,21 @@ class LSTM(LSTMBase):
                 h_rest = self.h
             elif batch < h_batch:
                 h_now, h_rest = split_axis(self.h, [batch], axis=0)
-                gates = gates + self.lateral(h_now)
             else:
-                gates = gates + self.lateral(self.h)
+                h_now = self.h
         if self.c is None:
             self.c = self._zero_state(x, batch)
-        self.c, y = lstm(self.c, gates)
+        # upward(x) + lateral(h) and the cell in one fused step when the
+        # intel64 route takes it, else link by link
+        fused = lstm_step(self.c, x, self.upward, h_now, self.lateral) \
+            if batch > 0 else None
+        if fused is not None:
+            self.c, y = fused
+        else:
+            gates = self.upward(x)
+            if h_now is not None:
+                gates = gates + self.lateral(h_now)
+            self.c, y = lstm(self.c, gates)
         if h_rest is None:
             self.h = y
         elif batch == 0:
@@ -222,4 +230,3 @@ class LSTM(LSTMBase):
         else:
             self.h = concat([y, h_rest], axis=0)
         return y
-

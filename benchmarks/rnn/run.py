@@ -1,0 +1,455 @@
+"""RNN benchmarks for cpuframe: the intel64 (oneDNN) path against the NumPy
+path and PyTorch (``nn.LSTM`` with packed sequences), forward + backward.
+
+    python benchmarks/rnn/run.py --json out.json
+    python benchmarks/rnn/run.py --models ptb_lstm --iters 10 --threads 2 \\
+        --torch-python /path/to/venv-with-torch/bin/python
+
+Models (see models.py): ``ptb_lstm`` (PTB-style word LM: embed 650, 2-layer
+LSTM 650, 35 steps, batch 20, vocabulary 10000, one NStepLSTM call),
+``nstep_bilstm`` (NStepBiLSTM encoder: batch 64, lengths 5-50, 512 units,
+2 layers) and ``ptb_lstm_cell`` (the PTB model stepped with L.LSTM, as
+Chainer's example does).  Paths: ``intel64`` (``use_ideep='always'``, the
+model on the Intel64 device), ``numpy`` (``use_ideep='never'``) and
+``torch`` (when a Python with torch is available: this one, or
+``--torch-python``).
+
+Each path runs in its own worker process. All workers of a model start
+together and are driven one iteration at a time in turn (interleaved), so a
+change in the machine's load falls on every path alike. One iteration:
+clear the gradients, forward + loss (timed as ``fwd``), backward (forward +
+backward timed as ``fwdbwd``); no optimizer update. Warm-up iterations are
+not counted. The table and the JSON report medians (and the minimum).
+"""
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parent.parent
+PATHS = ('intel64', 'numpy', 'torch')
+DEFAULT_MODELS = ('ptb_lstm', 'nstep_bilstm', 'ptb_lstm_cell')
+THREAD_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
+#: Set in this environment, they slow OpenBLAS (the NumPy path) down.
+UNFAIR_BLAS_VARS = ('OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE')
+_PREFIX = '@@rnnbench '
+
+
+def _sibling(name):
+    key = 'cpuframe_rnn_bench_' + name
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, HERE / (name + '.py'))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[key] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# ---------------------------------------------------------------------------
+# Worker side
+# ---------------------------------------------------------------------------
+
+class _CpuframeRunner:
+    def __init__(self, cfg):
+        if importlib.util.find_spec('cpuframe') is None:
+            sys.path.insert(0, str(REPO_ROOT))
+        import cpuframe
+        from cpuframe.backends import intel64
+
+        models = _sibling('models')
+        self.info = {'cpuframe': str(Path(cpuframe.__file__).parent)}
+        self.skip_reason = None
+        self.path = cfg['path']
+        if self.path == 'intel64' and not intel64.is_ideep_available():
+            self.skip_reason = 'the oneDNN native module is not available: ' \
+                '{}'.format(intel64.unavailable_reason())
+            return
+        cpuframe.global_config.use_ideep = \
+            'always' if self.path == 'intel64' else 'never'
+        numpy_ = __import__('numpy')
+        numpy_.random.seed(0)
+        self.model = models.build(cfg['model'])
+        self.data = models.make_data(cfg['model'])
+        self.native = None
+        if self.path == 'intel64':
+            self.native = intel64.native()
+            self.info.update(
+                onednn_version=self.native.onednn_version_string(),
+                onednn_isa=self.native.isa(),
+                onednn_threads=self.native.num_threads())
+            if cfg['device']:
+                self.model.to_intel64()
+                if 'xs' in self.data:
+                    dev = cpuframe.get_device('@intel64')
+                    self.data['xs'] = [dev.send(x) for x in self.data['xs']]
+            self.info['on_intel64_device'] = bool(cfg['device'])
+        self.routes = None
+        self.creations_start = self._creations()
+        self.creations_timed = None
+
+    def _creations(self):
+        if self.native is None:
+            return None
+        return int(self.native.primitive_cache_stats()['creations'])
+
+    def step(self, count_routes=False):
+        restore = _count_routes(self) if count_routes else None
+        try:
+            self.model.cleargrads()
+            t0 = time.perf_counter()
+            loss = self.model.loss(self.data)
+            t1 = time.perf_counter()
+            loss.backward()
+            t2 = time.perf_counter()
+        finally:
+            if restore is not None:
+                restore()
+        return t1 - t0, t2 - t0
+
+    def mark_timed(self):
+        self.creations_timed = self._creations()
+
+    def extra(self):
+        out = dict(self.info)
+        if self.routes is not None:
+            out['routes'] = self.routes
+        creations = self._creations()
+        if creations is not None:
+            out['primitive_creations'] = creations - self.creations_start
+            if self.creations_timed is not None:
+                out['primitive_creations_timed'] = \
+                    creations - self.creations_timed
+        return out
+
+
+def _count_routes(runner):
+    """Count per op how often each route ran (wraps _choose_intel64)."""
+    from cpuframe.function_node import FunctionNode
+    original = FunctionNode.__dict__.get('_choose_intel64')
+    if original is None:
+        return None
+    counts = runner.routes = {}
+
+    def choose(self, inputs):
+        chosen = original(self, inputs)
+        entry = counts.setdefault(self.label, {'intel64': 0, 'numpy': 0})
+        entry['intel64' if chosen else 'numpy'] += 1
+        return chosen
+
+    FunctionNode._choose_intel64 = choose
+
+    def restore():
+        FunctionNode._choose_intel64 = original
+    return restore
+
+
+class _TorchRunner:
+    def __init__(self, cfg):
+        import torch
+
+        models = _sibling('models')
+        torch_models = _sibling('torch_models')
+        torch.set_num_threads(cfg['threads'])
+        torch.manual_seed(0)
+        self.skip_reason = None
+        self.model, self.loss_fn, self.tensors = torch_models.build(
+            cfg['model'], models, models.make_data(cfg['model']))
+        self.model.train()
+        self.info = {'torch_version': torch.__version__,
+                     'torch_threads': torch.get_num_threads(),
+                     'python': sys.executable}
+
+    def step(self, count_routes=False):
+        self.model.zero_grad(set_to_none=True)
+        t0 = time.perf_counter()
+        loss = self.loss_fn(self.model, *self.tensors)
+        t1 = time.perf_counter()
+        loss.backward()
+        t2 = time.perf_counter()
+        return t1 - t0, t2 - t0
+
+    def mark_timed(self):
+        pass
+
+    def extra(self):
+        return dict(self.info)
+
+
+def worker_main(cfg):
+    proto = os.fdopen(os.dup(1), 'w', buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    def send(msg):
+        proto.write(_PREFIX + json.dumps(msg) + '\n')
+        proto.flush()
+
+    try:
+        runner = _TorchRunner(cfg) if cfg['path'] == 'torch' \
+            else _CpuframeRunner(cfg)
+    except Exception as e:  # noqa: BLE001 - reported to the parent
+        traceback.print_exc()
+        send({'status': 'error', 'reason': _one_line(e)})
+        return 1
+    if runner.skip_reason:
+        send({'status': 'skipped', 'reason': runner.skip_reason})
+        return 0
+    send({'status': 'ready'})
+    import gc
+    first = True
+    for line in sys.stdin:
+        command = line.strip()
+        if command == 'timed':
+            runner.mark_timed()
+            send({'status': 'ok'})
+        elif command == 'step':
+            gc.collect()
+            try:
+                fwd, fwdbwd = runner.step(count_routes=first)
+            except Exception as e:  # noqa: BLE001 - reported to the parent
+                traceback.print_exc()
+                send({'status': 'error', 'reason': _one_line(e)})
+                return 1
+            first = False
+            send({'status': 'ok', 'fwd': fwd, 'fwdbwd': fwdbwd})
+        elif command == 'finish':
+            send({'status': 'done', 'extra': runner.extra()})
+            return 0
+    return 1
+
+
+def _one_line(e):
+    text = '{}: {}'.format(type(e).__name__, e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+# ---------------------------------------------------------------------------
+# Parent side
+# ---------------------------------------------------------------------------
+
+class _Worker:
+    def __init__(self, python, cfg, env, log_dir, timeout):
+        self.path = cfg['path']
+        self.timeout = timeout
+        self.log_path = Path(log_dir) / '{}_{}.log'.format(cfg['model'],
+                                                            cfg['path'])
+        self.log = open(self.log_path, 'w')
+        self.proc = subprocess.Popen(
+            [python, str(Path(__file__).resolve()), '--worker',
+             json.dumps(cfg)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+            env=env, text=True, bufsize=1)
+        self.failed = None
+
+    def request(self, command=None):
+        if command is not None:
+            self.proc.stdin.write(command + '\n')
+            self.proc.stdin.flush()
+        deadline = time.time() + self.timeout
+        while time.time() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            if line.startswith(_PREFIX):
+                return json.loads(line[len(_PREFIX):])
+        return {'status': 'error', 'reason': 'the worker died or timed out; '
+                'see {}'.format(self.log_path)}
+
+    def close(self):
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+
+
+def _has_torch(python):
+    try:
+        return subprocess.run(
+            [python, '-c', 'import torch'], capture_output=True,
+            timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _worker_env(threads):
+    env = dict(os.environ)
+    for var in THREAD_VARS:
+        env[var] = str(threads)
+    for var in UNFAIR_BLAS_VARS:
+        env.pop(var, None)
+    return env
+
+
+def _summary(values):
+    ms = [v * 1e3 for v in values]
+    return {'median': statistics.median(ms), 'min': min(ms), 'all': ms}
+
+
+def run_model(model, paths, args, pythons, log_dir):
+    models = _sibling('models')
+    tokens = models.tokens_processed(model, models.make_data(model))
+    results = {}
+    workers = []
+    env = _worker_env(args.threads)
+    for path in paths:
+        cfg = {'model': model, 'path': path, 'threads': args.threads,
+               'device': not args.no_device}
+        if pythons.get(path) is None:
+            results[path] = {'skipped': 'torch is not importable (pass '
+                             '--torch-python)', 'fwd_ms': None,
+                             'fwdbwd_ms': None}
+            continue
+        workers.append(_Worker(pythons[path], cfg, env, log_dir,
+                               args.timeout))
+    live = []
+    for w in workers:
+        msg = w.request()
+        if msg['status'] == 'ready':
+            live.append(w)
+        else:
+            key = 'skipped' if msg['status'] == 'skipped' else 'error'
+            results[w.path] = {key: msg.get('reason'), 'fwd_ms': None,
+                               'fwdbwd_ms': None}
+            w.close()
+    times = {w.path: ([], []) for w in live}
+    for it in range(args.warmup + args.iters):
+        if it == args.warmup:
+            for w in live:
+                w.request('timed')
+        for w in list(live):
+            msg = w.request('step')
+            if msg['status'] != 'ok':
+                results[w.path] = {'error': msg.get('reason'), 'fwd_ms': None,
+                                   'fwdbwd_ms': None}
+                live.remove(w)
+                w.close()
+                continue
+            if it >= args.warmup:
+                times[w.path][0].append(msg['fwd'])
+                times[w.path][1].append(msg['fwdbwd'])
+    for w in live:
+        msg = w.request('finish')
+        fwd, fwdbwd = _summary(times[w.path][0]), _summary(times[w.path][1])
+        results[w.path] = {
+            'fwd_ms': fwd['median'], 'fwdbwd_ms': fwdbwd['median'],
+            'fwd_ms_min': fwd['min'], 'fwdbwd_ms_min': fwdbwd['min'],
+            'fwdbwd_ms_all': fwdbwd['all'],
+            'tokens_per_s': tokens / (fwdbwd['median'] / 1e3),
+            'extra': msg.get('extra', {})}
+        w.close()
+    return {'tokens_per_iteration': tokens,
+            'paths': {p: results[p] for p in paths if p in results}}
+
+
+def _fmt(v, spec='{:.1f}'):
+    return '-' if v is None else spec.format(v)
+
+
+def print_table(report):
+    head = ('model', 'path', 'fwd ms', 'fwd+bwd ms', 'min fwd+bwd',
+            'tokens/s', 'vs numpy', 'vs torch')
+    rows = [head]
+    for model, res in report['results'].items():
+        paths = res['paths']
+        base = paths.get('numpy', {}).get('fwdbwd_ms')
+        torch_ms = paths.get('torch', {}).get('fwdbwd_ms')
+        for path, r in paths.items():
+            ms = r.get('fwdbwd_ms')
+            note = r.get('skipped') or r.get('error')
+            rows.append((
+                model, path, _fmt(r.get('fwd_ms')), _fmt(ms),
+                _fmt(r.get('fwdbwd_ms_min')),
+                _fmt(r.get('tokens_per_s'), '{:.0f}'),
+                _fmt(base / ms if ms and base else None, '{:.2f}x'),
+                _fmt(torch_ms / ms if ms and torch_ms else None,
+                     '{:.2f}x')) + ((note,) if note else ()))
+    widths = [max(len(str(r[i])) for r in rows if i < len(r))
+              for i in range(len(head))]
+    for r in rows:
+        cells = ['{:<{}}'.format(str(c), widths[i]) if i < len(head) else
+                 str(c) for i, c in enumerate(r)]
+        print('  '.join(cells).rstrip())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--models', default=','.join(DEFAULT_MODELS))
+    ap.add_argument('--paths', default=','.join(PATHS))
+    ap.add_argument('--iters', type=int, default=5)
+    ap.add_argument('--warmup', type=int, default=2)
+    ap.add_argument('--threads', type=int, default=os.cpu_count() or 1)
+    ap.add_argument('--torch-python', default=None,
+                    help='a Python with torch for the torch path (default: '
+                    'this one when it can import torch)')
+    ap.add_argument('--no-device', action='store_true',
+                    help='intel64 path on NumPy arrays (routes still taken) '
+                    'instead of the model on the Intel64 device')
+    ap.add_argument('--json', default=None)
+    ap.add_argument('--timeout', type=float, default=1800.0,
+                    help='seconds a worker may take for one request')
+    ap.add_argument('--worker', default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker is not None:
+        return worker_main(json.loads(args.worker))
+
+    models = [m for m in args.models.split(',') if m]
+    paths = [p for p in args.paths.split(',') if p]
+    known = _sibling('models').MODELS
+    for m in models:
+        if m not in known:
+            ap.error('unknown model {!r}; expected some of {}'.format(m, known))
+    for p in paths:
+        if p not in PATHS:
+            ap.error('unknown path {!r}; expected some of {}'.format(p, PATHS))
+    pythons = {'intel64': sys.executable, 'numpy': sys.executable}
+    if 'torch' in paths:
+        cand = args.torch_python or sys.executable
+        pythons['torch'] = cand if _has_torch(cand) else None
+
+    load_before = os.getloadavg()
+    report = {
+        'command': ' '.join([Path(sys.executable).name] + sys.argv),
+        'machine': {'cpus': os.cpu_count(), 'platform': platform.platform(),
+                    'processor': platform.processor(),
+                    'loadavg_start': load_before},
+        'config': {'threads': args.threads, 'iters': args.iters,
+                   'warmup': args.warmup, 'intel64_device': not args.no_device,
+                   'unset_for_workers': list(UNFAIR_BLAS_VARS)},
+        'results': {}}
+    with tempfile.TemporaryDirectory(prefix='rnnbench_') as log_dir:
+        for model in models:
+            print('running {} ...'.format(model), file=sys.stderr, flush=True)
+            report['results'][model] = run_model(model, paths, args, pythons,
+                                                 log_dir)
+            for path, r in report['results'][model]['paths'].items():
+                if r.get('error'):
+                    log = Path(log_dir) / '{}_{}.log'.format(model, path)
+                    if log.exists():
+                        r['log_tail'] = log.read_text()[-2000:]
+    report['machine']['loadavg_end'] = os.getloadavg()
+    print_table(report)
+    print('load average at start {:.2f}, at end {:.2f} ({} cpus)'.format(
+        load_before[0], report['machine']['loadavg_end'][0], os.cpu_count()))
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump(report, f, indent=2)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

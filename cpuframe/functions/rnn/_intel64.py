@@ -1,0 +1,303 @@
+"""The oneDNN route of ``n_step_lstm``, ``n_step_gru``, ``n_step_rnn`` and
+their bidirectional forms: one FunctionNode per call.
+
+``NStepRNN`` runs the whole stack, every layer and direction, on oneDNN's RNN
+primitives (``cpuframe._dnnl.rnn_forward``: one layer, one direction over the
+packed variable-length steps, cut into segments of constant batch); its
+backward is ``NStepRNNGrad``, which runs the backward primitives layer by
+layer from the top.  Whether the route runs is decided by the FunctionNode
+machinery (``FunctionNode._choose_intel64``), asked once per call by
+``n_step_impl``; otherwise the NumPy path (``_n_step.py``) runs.
+
+Weights keep Chainer's layout for the user (``ws[k][j]`` matrices, ``bs[k][j]``
+vectors); for each call they are stacked in oneDNN's gate order:
+
+- LSTM: oneDNN's gates ``i, f, c~, o`` are Chainer's ``W0/W4`` (input gate),
+  ``W1/W5`` (forget gate), ``W2/W6`` (cell input ``a``), ``W3/W7`` (output
+  gate) in this order; the bias of gate ``g`` is ``b_g + b_{4+g}``.
+- GRU: Chainer's GRU applies the reset gate to ``W5 h + b5``, which is
+  oneDNN's linear-before-reset GRU exactly: its gates ``u, r, o`` are
+  Chainer's ``z`` (``W1/W4``), ``r`` (``W0/W3``) and ``h~`` (``W2/W5``), its
+  four biases ``b1 + b4``, ``b0 + b3``, ``b2`` and ``b5`` (the hidden bias
+  inside ``r * (...)``), and ``h' = u h + (1 - u) o`` is Chainer's ``(1 - z)
+  h~ + z h``.
+- RNN: one gate, ``W0``, ``W1``, bias ``b0 + b1``; tanh or ReLU.
+
+Dropout between layers draws its masks exactly as the NumPy path does (same
+calls to ``numpy.random`` in the same order: layer by layer, a fresh mask per
+direction), so a seeded run sees the same masks on both paths.
+"""
+import numpy
+
+from cpuframe.backends import intel64
+from cpuframe.configuration import config
+from cpuframe.function_node import FunctionNode
+from cpuframe.variable import as_variable
+
+# For each cell: Chainer's matrix index of oneDNN's gates, input side and
+# hidden side.
+_GATES = {
+    'lstm': ((0, 1, 2, 3), (4, 5, 6, 7)),
+    'gru': ((1, 0, 2), (4, 3, 5)),
+    'rnn_tanh': ((0,), (1,)),
+    'rnn_relu': ((0,), (1,)),
+}
+
+
+def _view(t):
+    """A plain native Tensor as an ndarray over its buffer (no copy)."""
+    return t.raw_view()[:t.size].reshape(t.shape)
+
+
+def _as_numpy(a):
+    """An input as an ndarray: a plain mdarray without a copy (the route
+    only reads it), others through the device boundary."""
+    if intel64.is_native_array(a) and a.is_plain:
+        return _view(a)
+    return intel64.to_numpy(a)
+
+
+def _stack(kind, w, b):
+    """Chainer's matrices and biases of one layer and direction, stacked."""
+    gx, gh = _GATES[kind]
+    wl = numpy.concatenate([w[j] for j in gx], axis=0) if len(gx) > 1 \
+        else numpy.ascontiguousarray(w[gx[0]])
+    wi = numpy.concatenate([w[j] for j in gh], axis=0) if len(gh) > 1 \
+        else numpy.ascontiguousarray(w[gh[0]])
+    if kind == 'gru':
+        bias = numpy.stack([b[1] + b[4], b[0] + b[3], b[2], b[5]])
+    else:
+        bias = numpy.stack([b[i] + b[h] for i, h in zip(gx, gh)])
+    return wl, wi, bias
+
+
+def _unstack(kind, gwl, gwi, gb, n_units):
+    """Gradients of the stacked parameters back to Chainer's ``(gW, gb)``."""
+    gx, gh = _GATES[kind]
+    n = len(gx) + len(gh)
+    gws = [None] * n
+    gbs = [None] * n
+    for g, (i, h) in enumerate(zip(gx, gh)):
+        rows = slice(g * n_units, (g + 1) * n_units)
+        gws[i] = gwl[rows]
+        gws[h] = gwi[rows]
+        gbs[i] = gb[g]
+        gbs[h] = gb[g].copy()  # the same values; separate arrays
+    if kind == 'gru':
+        gbs[5] = gb[3]  # the hidden bias of h~ has a row of its own
+    return gws, gbs
+
+
+class NStepRNN(FunctionNode):
+    """The whole ``n_step_*`` stack on oneDNN.
+
+    Inputs ``(hx, [cx], W..., b..., xs...)`` (the matrices and biases of
+    every layer and direction in order, flattened); outputs ``(hy, [cy],
+    ys...)``.
+    """
+
+    def __init__(self, name, kind, n_layers, n_dirs, dropout_ratio, batches,
+                 has_cell, n_weights):
+        self.name = name
+        self.kind = kind
+        self.n_layers = n_layers
+        self.n_dirs = n_dirs
+        self.dropout_ratio = dropout_ratio
+        self.batches = list(batches)
+        self.has_cell = has_cell
+        self.n_weights = n_weights
+        self.training = True
+        self.on_device = False
+        self.layers = None
+
+    @property
+    def label(self):
+        return self.name
+
+    def intel64_supports(self, inputs):
+        return intel64.all_float32(inputs)
+
+    def intel64_profitable(self, inputs):
+        # Every step of the NumPy path is several small ops driven from
+        # Python; the primitive wins at any size.
+        return True
+
+    def forward(self, inputs):
+        raise RuntimeError(
+            '{}: the oneDNN node ran without its route; n_step_impl applies '
+            'it only when FunctionNode._choose_intel64 chose it'.format(
+                self.label))
+
+    def _split_inputs(self, arrays):
+        n_sets = self.n_layers * self.n_dirs
+        nw = self.n_weights
+        pos = 2 if self.has_cell else 1
+        hx = arrays[0]
+        cx = arrays[1] if self.has_cell else None
+        ws = arrays[pos:pos + n_sets * nw]
+        bs = arrays[pos + n_sets * nw:pos + 2 * n_sets * nw]
+        xs = arrays[pos + 2 * n_sets * nw:]
+        return hx, cx, ws, bs, xs
+
+    def forward_intel64(self, inputs):
+        dnnl = intel64.native()
+        self.on_device = self.intel64_on_device(inputs)
+        arrays = [_as_numpy(a) for a in inputs]
+        hx, cx, ws, bs, xs = self._split_inputs(arrays)
+        nw = self.n_weights
+        n_dirs = self.n_dirs
+        x = numpy.concatenate(xs, axis=0) if len(xs) > 1 else xs[0]
+        ratio = self.dropout_ratio
+        dropout = ratio > 0.0 and bool(config.train)
+        hy = numpy.empty(hx.shape, numpy.float32)
+        cy = numpy.empty(hx.shape, numpy.float32) if self.has_cell else None
+        layers = []
+        for layer in range(self.n_layers):
+            x_ins, masks, stacked = [], [], []
+            for d in range(n_dirs):
+                idx = layer * n_dirs + d
+                x_in, mask = x, None
+                if layer > 0 and dropout:
+                    # as _n_step._dropout: a fresh mask per direction
+                    scale = numpy.float32(1.0 / (1.0 - ratio))
+                    mask = (numpy.random.rand(*x.shape) >= ratio).astype(
+                        numpy.float32) * scale
+                    x_in = x * mask
+                x_ins.append(x_in)
+                masks.append(mask)
+                stacked.append(_stack(self.kind, ws[idx * nw:(idx + 1) * nw],
+                                      bs[idx * nw:(idx + 1) * nw]))
+            sets = range(layer * n_dirs, (layer + 1) * n_dirs)
+            contexts, y, hs, cs = dnnl.rnn_forward(
+                self.kind, self.training, self.batches, x_ins,
+                [hx[i] for i in sets],
+                None if cx is None else [cx[i] for i in sets],
+                [w[0] for w in stacked], [w[1] for w in stacked],
+                [w[2] for w in stacked])
+            for d, i in enumerate(sets):
+                hy[i] = _view(hs[d])
+                if cy is not None:
+                    cy[i] = _view(cs[d])
+            layers.append((contexts, masks))
+            x = _view(y)
+        self.layers = layers if self.training else None
+        points = numpy.cumsum(self.batches[:-1])
+        ys = numpy.split(x, points, axis=0) if len(points) else [x]
+        outputs = [hy] + ([cy] if cy is not None else []) + ys
+        if self.on_device:
+            outputs = [intel64.from_numpy(a) for a in outputs]
+        return tuple(outputs)
+
+    def backward(self, indexes, grad_outputs):
+        return NStepRNNGrad(self).apply(grad_outputs)
+
+
+class NStepRNNGrad(FunctionNode):
+    """The backward of ``NStepRNN`` on oneDNN's backward primitives.
+
+    Inputs: the gradients of ``(hy, [cy], ys...)``; outputs: the gradients
+    of every input of ``NStepRNN``.  Not differentiable again.
+    """
+
+    def __init__(self, fwd):
+        self.fwd = fwd
+
+    @property
+    def label(self):
+        return self.fwd.label + '_grad'
+
+    def intel64_on_device(self, inputs):
+        return self.fwd.on_device
+
+    def intel64_supports(self, inputs):
+        return True
+
+    def forward(self, inputs):
+        # The forward took the oneDNN route; its backward runs on oneDNN
+        # whatever use_ideep says now (the workspace is oneDNN's).
+        return self.forward_intel64(inputs)
+
+    def forward_intel64(self, inputs):
+        fwd = self.fwd
+        if fwd.layers is None:
+            raise RuntimeError(
+                '{}: the forward computation kept nothing for backward (it ran '
+                'without a graph)'.format(fwd.label))
+        dnnl = intel64.native()
+        inputs = [_as_numpy(a) for a in inputs]
+        n_dirs = fwd.n_dirs
+        nw = fwd.n_weights
+        ghy = inputs[0]
+        gcy = inputs[1] if fwd.has_cell else None
+        gys = inputs[2 if fwd.has_cell else 1:]
+        n_units = ghy.shape[2]
+        gy = numpy.concatenate(gys, axis=0) if len(gys) > 1 else gys[0]
+        n_sets = fwd.n_layers * n_dirs
+        gws = [None] * (n_sets * nw)
+        gbs = [None] * (n_sets * nw)
+        ghx = numpy.empty(ghy.shape, numpy.float32)
+        gcx = numpy.empty(ghy.shape, numpy.float32) if gcy is not None \
+            else None
+        for layer in range(fwd.n_layers - 1, -1, -1):
+            contexts, masks = fwd.layers[layer]
+            sets = range(layer * n_dirs, (layer + 1) * n_dirs)
+            gx_list, ghx_list, gcx_list, gwls, gwis, gbiases = \
+                dnnl.rnn_backward(
+                    contexts, gy, [ghy[i] for i in sets],
+                    None if gcy is None else [gcy[i] for i in sets])
+            gx = None
+            for d, idx in enumerate(sets):
+                ghx[idx] = _view(ghx_list[d])
+                if gcx is not None:
+                    gcx[idx] = _view(gcx_list[d])
+                gx_d = _view(gx_list[d])
+                if masks[d] is not None:
+                    gx_d *= masks[d]
+                if gx is None:
+                    gx = gx_d
+                else:
+                    gx += gx_d
+                w_grads, b_grads = _unstack(fwd.kind, _view(gwls[d]),
+                                            _view(gwis[d]), _view(gbiases[d]),
+                                            n_units)
+                gws[idx * nw:(idx + 1) * nw] = w_grads
+                gbs[idx * nw:(idx + 1) * nw] = b_grads
+            gy = gx
+        points = numpy.cumsum(fwd.batches[:-1])
+        gxs = numpy.split(gy, points, axis=0) if len(points) else [gy]
+        outputs = [ghx] + ([gcx] if gcx is not None else []) + gws + gbs + \
+            gxs
+        if fwd.on_device:
+            outputs = [intel64.from_numpy(a) for a in outputs]
+        return tuple(outputs)
+
+    def backward(self, indexes, grad_outputs):
+        raise NotImplementedError(
+            '{}: double backprop through the oneDNN route is not supported '
+            '(run with config.use_ideep = "never" for higher-order '
+            'gradients)'.format(self.fwd.label))
+
+
+def apply_route(name, cell, n_layers, dropout_ratio, hx, cx, ws, bs, xs,
+                n_dirs, batches):
+    """Run the stack on oneDNN when the machinery chooses the route.
+
+    Returns ``(hy, cy, ys)`` like ``n_step_impl`` (``cy`` None without a
+    cell state), or None to let the NumPy path run.
+    """
+    inputs = [hx] + ([cx] if cell.has_cell else [])
+    inputs += [w for wl in ws for w in wl]
+    inputs += [b for bl in bs for b in bl]
+    inputs += list(xs)
+    input_vars = [as_variable(v) for v in inputs]
+    node = NStepRNN(name, cell.kind, n_layers, n_dirs, dropout_ratio, batches,
+                    cell.has_cell, cell.n_weights)
+    if not node._choose_intel64(tuple(v.array for v in input_vars)):
+        return None
+    node.training = bool(config.enable_backprop) and any(
+        v.requires_grad for v in input_vars)
+    outs = node.apply(input_vars)
+    hy = outs[0]
+    cy = outs[1] if cell.has_cell else None
+    ys = tuple(outs[2 if cell.has_cell else 1:])
+    return hy, cy, ys

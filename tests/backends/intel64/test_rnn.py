@@ -1,0 +1,454 @@
+"""The oneDNN routes of the recurrent functions (issue 6).
+
+n_step_lstm / bilstm / gru / bigru / rnn / birnn on oneDNN's RNN primitives
+and the fused F.lstm cell, checked against the NumPy path
+(``use_ideep='never'``): outputs, final states and every gradient (inputs,
+initial states, all weights and biases).
+"""
+import numpy
+import pytest
+
+import cpuframe
+from cpuframe import Variable
+from cpuframe import functions as F
+from cpuframe import links as L
+from cpuframe.backends import intel64
+from cpuframe.configuration import using_config
+
+N_WEIGHTS = {'lstm': 8, 'gru': 6, 'rnn_tanh': 2, 'rnn_relu': 2}
+
+
+class Problem:
+    """Random inputs of one n_step_* call (time-major, sorted lengths)."""
+
+    def __init__(self, kind, n_layers, bi, lengths, in_size=3, n_units=4,
+                 extra_rows=0, seed=0):
+        rng = numpy.random.default_rng(seed)
+        self.kind, self.n_layers, self.bi = kind, n_layers, bi
+        d = 2 if bi else 1
+        lengths = sorted(lengths, reverse=True)
+        batches = [sum(1 for n in lengths if n > t) for t in range(lengths[0])]
+        self.xs = [rng.standard_normal((b, in_size)).astype(numpy.float32)
+                   for b in batches]
+        batch = len(lengths) + extra_rows
+        shape = (n_layers * d, batch, n_units)
+        self.hx = rng.standard_normal(shape).astype(numpy.float32)
+        self.cx = rng.standard_normal(shape).astype(numpy.float32)
+        nw = N_WEIGHTS[kind]
+        self.ws, self.bs = [], []
+        for layer in range(n_layers):
+            for _ in range(d):
+                first = in_size if layer == 0 else n_units * d
+                self.ws.append([
+                    (rng.standard_normal(
+                        (n_units, first if j < nw // 2 else n_units)) * 0.6
+                     ).astype(numpy.float32) for j in range(nw)])
+                self.bs.append([(rng.standard_normal(n_units) * 0.5).astype(
+                    numpy.float32) for _ in range(nw)])
+
+    def call(self, hx, cx, ws, bs, xs, ratio=0.0):
+        if self.kind == 'lstm':
+            f = F.n_step_bilstm if self.bi else F.n_step_lstm
+            return f(self.n_layers, ratio, hx, cx, ws, bs, xs)
+        if self.kind == 'gru':
+            f = F.n_step_bigru if self.bi else F.n_step_gru
+            hy, ys = f(self.n_layers, ratio, hx, ws, bs, xs)
+        else:
+            f = F.n_step_birnn if self.bi else F.n_step_rnn
+            hy, ys = f(self.n_layers, ratio, hx, ws, bs, xs,
+                       activation=self.kind[4:])
+        return hy, None, ys
+
+    def run(self, mode, ratio=0.0, seed=None, device=False):
+        """Outputs and every gradient, as ndarrays, under ``mode``."""
+        send = intel64.from_numpy if device else (lambda a: a.copy())
+        with using_config('use_ideep', mode):
+            hx, cx = Variable(send(self.hx)), Variable(send(self.cx))
+            xs = [Variable(send(x)) for x in self.xs]
+            ws = [[Variable(send(w)) for w in wl] for wl in self.ws]
+            bs = [[Variable(send(b)) for b in bl] for bl in self.bs]
+            if seed is not None:
+                numpy.random.seed(seed)
+            hy, cy, ys = self.call(hx, cx, ws, bs, xs, ratio)
+            rng = numpy.random.default_rng(1)
+            outs = [hy] + ([cy] if cy is not None else []) + list(ys)
+            loss = None
+            for o in outs:
+                term = F.sum(o * rng.standard_normal(o.shape).astype(
+                    numpy.float32))
+                loss = term if loss is None else loss + term
+            loss.backward()
+            params = [hx] + ([cx] if self.kind == 'lstm' else []) + xs + \
+                [w for wl in ws for w in wl] + [b for bl in bs for b in bl]
+            self.out_types = {type(o.array) for o in outs}
+            self.grad_types = {type(p.grad) for p in params}
+            return ([numpy.asarray(o.array) for o in outs],
+                    [numpy.asarray(p.grad) for p in params])
+
+
+def assert_close(got, ref, tol=2e-5):
+    assert len(got) == len(ref)
+    for g, r in zip(got, ref):
+        assert g.shape == r.shape and g.dtype == numpy.float32
+        numpy.testing.assert_allclose(
+            g, r, rtol=tol, atol=tol * max(1.0, float(numpy.abs(r).max())))
+
+
+@pytest.fixture
+def native_calls(monkeypatch):
+    """Counts the calls of the native RNN and LSTM-cell kernels."""
+    mod = intel64.native()
+    counts = {}
+    for name in ('rnn_forward', 'rnn_backward', 'lstm_cell_forward',
+                 'lstm_cell_backward', 'lstm_step_forward',
+                 'lstm_step_backward'):
+        orig = getattr(mod, name)
+
+        def wrapper(*args, _orig=orig, _name=name, **kwargs):
+            counts[_name] = counts.get(_name, 0) + 1
+            return _orig(*args, **kwargs)
+        monkeypatch.setattr(mod, name, wrapper)
+    return counts
+
+
+LENGTHS = {
+    'equal': ([4, 4, 4], 0),
+    'variable': ([5, 3, 3, 1], 1),  # and a sequence of length 0 (extra hx row)
+    'batch1': ([3], 0),
+}
+
+
+@pytest.mark.parametrize('kind', ['lstm', 'gru', 'rnn_tanh', 'rnn_relu'])
+@pytest.mark.parametrize('n_layers', [1, 2])
+@pytest.mark.parametrize('bi', [False, True])
+@pytest.mark.parametrize('lengths', sorted(LENGTHS))
+def test_n_step_parity(kind, n_layers, bi, lengths, native_calls):
+    lens, extra = LENGTHS[lengths]
+    p = Problem(kind, n_layers, bi, lens, extra_rows=extra)
+    ref_out, ref_grads = p.run('never')
+    assert native_calls == {}
+    out, grads = p.run('always')
+    assert native_calls['rnn_forward'] == n_layers
+    assert native_calls['rnn_backward'] == n_layers
+    assert p.out_types == {numpy.ndarray} and p.grad_types == {numpy.ndarray}
+    assert_close(out, ref_out)
+    assert_close(grads, ref_grads)
+
+
+@pytest.mark.parametrize('kind', ['lstm', 'gru', 'rnn_relu'])
+@pytest.mark.parametrize('bi', [False, True])
+def test_wide_batch_split_into_parts(kind, bi, native_calls):
+    # Big enough to run multi-threaded: with two threads a unidirectional
+    # layer deals its rows out to two parts run side by side (exact).
+    rng = numpy.random.default_rng(8)
+    lengths = rng.integers(1, 6, 20).tolist()
+    p = Problem(kind, 2, bi, lengths, in_size=64, n_units=96, extra_rows=1)
+    ref_out, ref_grads = p.run('never')
+    out, grads = p.run('always')
+    assert_close(out, ref_out, tol=5e-5)
+    assert_close(grads, ref_grads, tol=5e-5)
+
+
+@pytest.mark.parametrize('kind,bi', [('lstm', True), ('gru', False),
+                                     ('rnn_tanh', True)])
+def test_dropout_same_masks(kind, bi):
+    # The route draws its masks with the same numpy.random calls in the same
+    # order as the NumPy path, so a seeded run sees the same masks.
+    p = Problem(kind, 3, bi, [4, 2, 2, 1], seed=3)
+    ref = p.run('never', ratio=0.4, seed=11)
+    got = p.run('always', ratio=0.4, seed=11)
+    assert_close(got[0], ref[0])
+    assert_close(got[1], ref[1])
+    with using_config('train', False):  # no dropout at test time
+        assert_close(p.run('always', ratio=0.4)[0], p.run('never')[0])
+
+
+def test_device_arrays_stay_on_device():
+    p = Problem('lstm', 2, True, [4, 2, 1])
+    ref = p.run('never')
+    got = p.run('never', device=True)  # mdarray inputs take the route
+    assert p.out_types == {intel64.mdarray}
+    assert p.grad_types == {intel64.mdarray}
+    assert_close(got[0], ref[0])
+    assert_close(got[1], ref[1])
+
+
+def test_auto_mode_and_inference(native_calls):
+    p = Problem('gru', 2, True, [3, 3, 2])
+    ref = p.run('never')
+    assert_close(p.run('auto')[1], ref[1])
+    assert native_calls['rnn_backward'] == 2
+    with using_config('use_ideep', 'always'), cpuframe.no_backprop_mode():
+        hy, _, ys = p.call(p.hx, p.cx, p.ws, p.bs, p.xs)
+    assert_close([hy.array] + [y.array for y in ys], ref[0])
+
+
+def test_second_backward_regenerates_workspace():
+    p = Problem('lstm', 2, True, [4, 3, 1])
+    with using_config('use_ideep', 'always'):
+        xs = [Variable(x) for x in p.xs]
+        hy, cy, ys = p.call(p.hx, p.cx, p.ws, p.bs, xs)
+        loss = F.sum(hy * hy) + F.sum(F.concat(ys, axis=0) ** 2)
+        loss.backward()
+        first = [x.grad.copy() for x in xs]
+        for x in xs:
+            x.cleargrad()
+        loss.backward()
+        for x, g in zip(xs, first):
+            numpy.testing.assert_array_equal(x.grad, g)
+
+
+def test_double_backprop_raises_naming_the_op():
+    p = Problem('lstm', 1, False, [3, 2])
+    with using_config('use_ideep', 'always'):
+        xs = [Variable(x) for x in p.xs]
+        hy, cy, ys = p.call(p.hx, p.cx, p.ws, p.bs, xs)
+        gx, = cpuframe.grad([F.sum(hy * hy)], [xs[0]],
+                            enable_double_backprop=True)
+        with pytest.raises(NotImplementedError, match='n_step_lstm'):
+            F.sum(gx * gx).backward()
+
+
+def test_float64_takes_the_numpy_path(native_calls):
+    p = Problem('rnn_tanh', 1, False, [2, 1])
+    xs = [x.astype(numpy.float64) for x in p.xs]
+    ws = [[w.astype(numpy.float64) for w in wl] for wl in p.ws]
+    bs = [[b.astype(numpy.float64) for b in bl] for bl in p.bs]
+    with using_config('use_ideep', 'always'):
+        hy, _, _ = p.call(p.hx.astype(numpy.float64), None, ws, bs, xs)
+    assert hy.dtype == numpy.float64 and native_calls == {}
+
+
+@pytest.mark.parametrize('link', [L.NStepLSTM, L.NStepBiLSTM, L.NStepGRU,
+                                  L.NStepBiGRU, L.NStepRNNTanh,
+                                  L.NStepBiRNNReLU])
+def test_links_unsorted_sequences(link):
+    rng = numpy.random.default_rng(5)
+    numpy.random.seed(0)
+    model = link(2, 3, 4, 0.0)
+    xs = [rng.standard_normal((n, 3)).astype(numpy.float32)
+          for n in (2, 5, 1, 5)]
+    results = []
+    for mode in ('never', 'always'):
+        model.cleargrads()
+        with using_config('use_ideep', mode):
+            vs = [Variable(x) for x in xs]
+            out = model(None, None, vs) if 'LSTM' in link.__name__ \
+                else model(None, vs)
+            ys = out[-1]
+            loss = sum(F.sum(y * y) for y in ys) + F.sum(out[0] * out[0])
+            loss.backward()
+        results.append([numpy.asarray(y.array) for y in ys] +
+                       [v.grad for v in vs] +
+                       [p.grad.copy() for _, p in sorted(model.namedparams())])
+    assert_close(results[1], results[0])
+
+
+# -- F.lstm and L.LSTM ------------------------------------------------------------
+
+@pytest.mark.parametrize('c_shape,x_rows', [((3, 5), 3), ((4, 5), 2),
+                                            ((2, 3, 4), 2), ((1, 1), 1)])
+@pytest.mark.parametrize('where', ['numpy', 'device'])
+def test_lstm_cell_parity(c_shape, x_rows, where, native_calls):
+    rng = numpy.random.default_rng(2)
+    c = rng.standard_normal(c_shape).astype(numpy.float32)
+    x = (rng.standard_normal((x_rows, 4 * c_shape[1]) + c_shape[2:]) * 2
+         ).astype(numpy.float32)
+    gc = rng.standard_normal(c_shape).astype(numpy.float32)
+    gh = rng.standard_normal((x_rows,) + c_shape[1:]).astype(numpy.float32)
+    results = []
+    for mode in ('never', 'always'):
+        send = intel64.from_numpy if where == 'device' and mode == 'always' \
+            else numpy.array
+        with using_config('use_ideep', mode):
+            vc, vx = Variable(send(c)), Variable(send(x))
+            cn, h = F.lstm(vc, vx)
+            gxs = cpuframe.grad([cn, h], [vc, vx], [Variable(send(gc)),
+                                                  Variable(send(gh))])
+            results.append([numpy.asarray(a) for a in
+                            (cn.array, h.array, gxs[0].array, gxs[1].array)])
+        if mode == 'always':
+            want = intel64.mdarray if where == 'device' else numpy.ndarray
+            assert isinstance(h.array, want)
+            assert isinstance(gxs[1].array, want)
+    assert native_calls['lstm_cell_forward'] >= 1
+    assert native_calls['lstm_cell_backward'] == 1
+    assert_close(results[1], results[0])
+
+
+def test_lstm_cell_double_backprop_still_works():
+    rng = numpy.random.default_rng(4)
+    c = rng.standard_normal((3, 2)).astype(numpy.float32)
+    x = rng.standard_normal((3, 8)).astype(numpy.float32)
+    results = []
+    for mode in ('never', 'always'):
+        with using_config('use_ideep', mode):
+            vc, vx = Variable(c.copy()), Variable(x.copy())
+            cn, h = F.lstm(vc, vx)
+            gc, gx = cpuframe.grad([F.sum(cn * cn) + F.sum(h)], [vc, vx],
+                                   enable_double_backprop=True)
+            (F.sum(gx * gx) + F.sum(gc * gc)).backward()
+            results.append([vc.grad, vx.grad])
+    assert_close(results[1], results[0])
+
+
+@pytest.mark.parametrize('where', ['numpy', 'device'])
+def test_lstm_link_fused_steps_with_shrinking_batch(where, native_calls):
+    rng = numpy.random.default_rng(6)
+    numpy.random.seed(1)
+    model = L.LSTM(3, 4)
+    steps = [rng.standard_normal((b, 3)).astype(numpy.float32)
+             for b in (3, 3, 2, 1)]
+    results = []
+    for mode in ('never', 'always'):
+        model.cleargrads()
+        model.reset_state()
+        if mode == 'always' and where == 'device':
+            model.to_intel64()
+        with using_config('use_ideep', mode):
+            loss = sum(F.sum(model(Variable(x)) ** 2) for x in steps)
+            loss.backward()
+        results.append([numpy.asarray(model.h.array),
+                        numpy.asarray(model.c.array)] +
+                       [numpy.asarray(p.grad)
+                        for _, p in sorted(model.namedparams())])
+    # one fused call per step (upward and lateral GEMMs and the cell)
+    assert native_calls['lstm_step_forward'] == len(steps)
+    assert native_calls['lstm_step_backward'] == len(steps)
+    assert_close(results[1], results[0])
+
+
+def test_lstm_link_fused_step_double_backprop_raises():
+    model = L.LSTM(2, 3)
+    x = Variable(numpy.ones((2, 2), numpy.float32))
+    with using_config('use_ideep', 'always'):
+        model(x)
+        h = model(x)
+        gx, = cpuframe.grad([F.sum(h * h)], [x], enable_double_backprop=True)
+        with pytest.raises(NotImplementedError, match='lstm'):
+            F.sum(gx * gx).backward()
+
+
+# -- training ----------------------------------------------------------------------
+
+class TinyLM(cpuframe.Chain):
+    """A PTB-style language model: embed, 2-layer LSTM, linear."""
+
+    def __init__(self, vocab, units, nstep):
+        super().__init__()
+        self.nstep = nstep
+        with self.init_scope():
+            self.embed = L.EmbedID(vocab, units)
+            if nstep:
+                self.rnn = L.NStepLSTM(2, units, units, 0.0)
+            else:
+                self.l1 = L.LSTM(units, units)
+                self.l2 = L.LSTM(units, units)
+            self.out = L.Linear(units, vocab)
+
+    def loss(self, tokens, targets):
+        # tokens, targets: (seq, batch) int32
+        seq, batch = tokens.shape
+        if self.nstep:
+            h = self.embed(tokens.T.reshape(-1))
+            hy, cy, ys = self.rnn(None, None, list(F.split_axis(h, batch, 0)))
+            y = self.out(F.concat(ys, axis=0))
+            return F.softmax_cross_entropy(y, targets.T.reshape(-1))
+        self.l1.reset_state()
+        self.l2.reset_state()
+        loss = 0
+        for t in range(seq):
+            h = self.l2(self.l1(self.embed(tokens[t])))
+            loss += F.softmax_cross_entropy(self.out(h), targets[t])
+        return loss / seq
+
+
+@pytest.mark.parametrize('nstep', [False, True])
+def test_ptb_style_model_trains_like_numpy(nstep):
+    rng = numpy.random.default_rng(0)
+    vocab, units, seq, batch = 30, 16, 6, 4
+    # a learnable stream: mostly a fixed successor of each token, some noise
+    corpus = (numpy.arange(400) * 7 % vocab).astype(numpy.int32)
+    noise = rng.random(400) < 0.1
+    corpus[noise] = rng.integers(0, vocab, int(noise.sum()))
+    losses = {}
+    for path in ('numpy', 'intel64'):
+        numpy.random.seed(0)
+        model = TinyLM(vocab, units, nstep)
+        if path == 'intel64':
+            model.to_intel64()
+        opt = cpuframe.optimizers.SGD(lr=4.0)
+        opt.setup(model)
+        mode = 'always' if path == 'intel64' else 'never'
+        curve = []
+        with using_config('use_ideep', mode):
+            for step in range(20):
+                starts = (numpy.arange(batch) * 97 + step * seq) % (
+                    len(corpus) - seq - 1)
+                idx = starts[None, :] + numpy.arange(seq)[:, None]
+                model.cleargrads()
+                loss = model.loss(corpus[idx], corpus[idx + 1])
+                loss.backward()
+                opt.update()
+                curve.append(float(numpy.asarray(loss.array)))
+        losses[path] = numpy.array(curve)
+    numpy.testing.assert_allclose(losses['intel64'], losses['numpy'],
+                                  rtol=1e-3)
+    assert losses['intel64'][-5:].mean() < losses['intel64'][:5].mean() - 0.3
+
+
+# -- primitives and errors ------------------------------------------------------------
+
+def test_steady_state_creates_no_primitives():
+    dnnl = intel64.native()
+    p = Problem('lstm', 2, True, [5, 3, 3, 1])
+    p.run('always')
+    before = dnnl.primitive_cache_stats()['creations']
+    p.run('always')
+    assert dnnl.primitive_cache_stats()['creations'] == before
+
+
+def test_native_bad_input_raises():
+    dnnl = intel64.native()
+    x = numpy.zeros((5, 3), numpy.float32)
+    h = numpy.zeros((3, 4), numpy.float32)
+    w = numpy.zeros((16, 3), numpy.float32)
+    wi = numpy.zeros((16, 4), numpy.float32)
+    b = numpy.zeros((4, 4), numpy.float32)
+    with pytest.raises(ValueError, match='rnn_forward'):  # rows != sum
+        dnnl.rnn_forward('lstm', True, [2, 2], [x], [h], [h], [w], [wi], [b])
+    with pytest.raises(ValueError, match='rnn_forward'):  # growing batch
+        dnnl.rnn_forward('lstm', True, [2, 3], [x], [h], [h], [w], [wi], [b])
+    with pytest.raises(ValueError, match='rnn_forward'):
+        dnnl.rnn_forward('lstm', True, [3, 2], [x], [h], [h], [w[:8]], [wi],
+                         [b])
+    with pytest.raises(ValueError, match='rnn_forward'):
+        dnnl.rnn_forward('peephole', True, [3, 2], [x], [h], [h], [w], [wi],
+                         [b])
+    with pytest.raises(TypeError, match='rnn_forward'):
+        dnnl.rnn_forward('lstm', True, [3, 2], [x.astype(numpy.float64)],
+                         [h], [h], [w], [wi], [b])
+    with pytest.raises(ValueError, match='lstm_cell_forward'):
+        dnnl.lstm_cell_forward(numpy.zeros((2, 3), numpy.float32),
+                               numpy.zeros((2, 5), numpy.float32))
+
+
+def test_backward_under_never_after_routed_forward():
+    # The oneDNN forward's workspace belongs to oneDNN: its backward runs
+    # there whatever use_ideep says when backward is called.
+    p = Problem('gru', 2, True, [3, 2, 2])
+    ref = p.run('never')
+    with using_config('use_ideep', 'always'):
+        xs = [Variable(x) for x in p.xs]
+        hy, _, ys = p.call(p.hx, p.cx, p.ws, p.bs, xs)
+    with using_config('use_ideep', 'never'):
+        rng = numpy.random.default_rng(1)
+        loss = None
+        for o in [hy] + list(ys):
+            term = F.sum(o * rng.standard_normal(o.shape).astype(
+                numpy.float32))
+            loss = term if loss is None else loss + term
+        loss.backward()
+    n_w = len(p.ws) * N_WEIGHTS['gru']
+    assert_close([x.grad for x in xs], ref[1][1:1 + len(xs)])
+    assert len(ref[1]) == 1 + len(xs) + 2 * n_w
