@@ -28,13 +28,14 @@ SCRIPT = textwrap.dedent('''
             return self.l2(F.relu(self.l1(x)))
 
     chainer.config.use_ideep = 'auto'
+    np.random.seed(0)
     model = L.Classifier(MLP())
     if intel64.is_ideep_available():
         model.to_intel64()
     rng = np.random.RandomState(0)
     x = rng.normal(size=(64, 3)).astype(np.float32)
     t = (x[:, 0] > 0).astype(np.int32)
-    for _ in range(100):
+    for _ in range(200):
         model.cleargrads()
         loss = model(x, t)
         loss.backward()
