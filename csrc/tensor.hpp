@@ -22,7 +22,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -138,6 +140,47 @@ memory::desc query_md(const dnnl::primitive& primitive, dnnl::query what, int in
 void execute(const dnnl::primitive& primitive, const std::unordered_map<int, memory>& args);
 // Reorders src into dst (cached reorder primitive), counted in reorder_stats().
 void reorder_memory(const memory& src, const memory& dst);
+
+// Freed Tensor buffers of 256 KiB and more, kept by size for the next Tensor
+// of that size (a training step allocates the same sizes every iteration):
+// fresh large buffers cost a page fault per page on first touch, which on
+// this kind of machine is as slow as the memory-bound kernels themselves.
+// Thread-safe; bounded by a byte limit (what does not fit is freed).
+class BufferPool {
+public:
+    static constexpr std::size_t kPooledMin = std::size_t{1} << 18;  // 256 KiB
+    static constexpr std::size_t kHugeMin = std::size_t{1} << 22;    // 4 MiB
+    static constexpr std::size_t kHuge = std::size_t{1} << 21;       // 2 MiB pages
+    static constexpr std::size_t kPage = 4096;
+
+    struct Stats {
+        std::size_t cached_bytes, cached_buffers, limit_bytes;
+        std::uint64_t hits, misses;
+    };
+
+    // The allocation size for a request of `bytes` (the pool's size class).
+    static std::size_t round(std::size_t bytes);
+    // A new buffer of `rounded` bytes (suitably aligned), or nullptr.
+    static void* fresh(std::size_t rounded);
+    // A cached buffer of `rounded` bytes (or of up to twice that: then
+    // `rounded` is set to its size), or nullptr.
+    void* take(std::size_t& rounded);
+    // Returns a buffer from fresh()/take(): cached when it fits, else freed.
+    void give(void* p, std::size_t rounded);
+    void set_limit(std::size_t bytes);
+    void release();
+    Stats stats();
+
+private:
+    void trim_locked();
+
+    std::mutex mutex_;
+    std::map<std::size_t, std::vector<void*>> free_;
+    std::size_t cached_ = 0;
+    std::size_t limit_ = std::size_t{4} << 30;
+    std::uint64_t hits_ = 0, misses_ = 0;
+};
+BufferPool& buffer_pool();
 
 struct ReorderCounters {
     std::atomic<std::uint64_t> count{0};

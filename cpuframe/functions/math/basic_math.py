@@ -103,6 +103,22 @@ class Add(FunctionNode):
         self._shapes = (x0.shape, x1.shape)
         return utils.force_array(x0 + x1),
 
+    def intel64_supports(self, inputs):
+        # Same-shaped float32 operands (ResNet's residual add): the sum runs
+        # on oneDNN in the first mdarray's layout; broadcasting goes to NumPy.
+        x0, x1 = inputs
+        return x0.shape == x1.shape and x0.ndim >= 1 and \
+            intel64.all_float32(inputs)
+
+    def intel64_profitable(self, inputs):
+        # NumPy operands: NumPy adds them at memory speed already.
+        return False
+
+    def forward_intel64(self, inputs):
+        x0, x1 = inputs
+        self._shapes = (x0.shape, x1.shape)
+        return intel64.native().sum(inputs),
+
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
         return tuple(_sum_to(gy, self._shapes[i]) for i in indexes)

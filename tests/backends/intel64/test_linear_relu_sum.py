@@ -113,3 +113,84 @@ def test_gradient_accumulation_on_device(rng):
             y.backward()
             out[mode] = numpy.asarray(xv.grad)
     numpy.testing.assert_allclose(out['always'], out['never'], rtol=1e-6)
+
+
+@pytest.mark.parametrize('shape', [(7,), (3, 5), (2, 16, 5, 5), (2, 3, 4, 5, 6)])
+@pytest.mark.parametrize('where', ['numpy', 'device'])
+def test_add_parity(shape, where, rng, run, parity):
+    a = rng.standard_normal(shape).astype(numpy.float32)
+    b = rng.standard_normal(shape).astype(numpy.float32)
+
+    def f(x, y):
+        return x + y
+    parity(run(f, [a, b], where=where), run(f, [a, b], mode='never'))
+
+
+def test_add_residual_stays_on_device_without_reorder(rng):
+    """ResNet's residual add: blocked mdarrays in, same layout out, no reorder
+    forward or backward; the gradients of both operands are mdarrays."""
+    shape = (2, 16, 5, 5)
+    a, b, g = (rng.standard_normal(shape).astype(numpy.float32)
+               for _ in range(3))
+    nat = intel64.native()
+    xa = intel64.from_numpy(a).reorder('acdb')
+    xb = intel64.from_numpy(b).reorder('acdb')
+    xg = intel64.from_numpy(g).reorder('acdb')
+    with using_config('use_ideep', 'always'):
+        va, vb = Variable(xa), Variable(xb)
+        nat.reset_reorder_stats()
+        y = va + vb
+        y.grad = xg
+        y.backward()
+        assert nat.reorder_stats()['count'] == 0
+    assert intel64.is_native_array(y.array) and y.array.format == 'acdb'
+    numpy.testing.assert_allclose(numpy.asarray(y.array), a + b, rtol=1e-6)
+    for v in (va, vb):
+        assert intel64.is_native_array(v.grad)
+        numpy.testing.assert_allclose(numpy.asarray(v.grad), g, rtol=1e-6)
+
+
+def test_add_broadcasting_falls_back_to_numpy(rng):
+    a = rng.standard_normal((2, 3, 4)).astype(numpy.float32)
+    b = rng.standard_normal((3, 4)).astype(numpy.float32)
+    with using_config('use_ideep', 'always'):
+        va = Variable(intel64.from_numpy(a))
+        vb = Variable(b)
+        y = va + vb
+        y.grad = numpy.ones(y.shape, numpy.float32)
+        y.backward()
+    numpy.testing.assert_allclose(numpy.asarray(y.array), a + b, rtol=1e-6)
+    numpy.testing.assert_allclose(numpy.asarray(vb.grad),
+                                  numpy.full((3, 4), 2, numpy.float32))
+
+
+def test_tensor_pool_reuses_freed_buffers():
+    nat = intel64.native()
+    limit = nat.tensor_pool_stats()['limit_bytes']
+    try:
+        nat.set_tensor_pool_limit(64 << 20)
+        nat.release_tensor_pool()
+        a = numpy.arange(1 << 18, dtype=numpy.float32).reshape(512, 512)
+        t = intel64.from_numpy(a)
+        ptr = t.data_ptr
+        del t
+        stats = nat.tensor_pool_stats()
+        assert stats['cached_buffers'] == 1 and stats['cached_bytes'] >= a.nbytes
+        hits = stats['hits']
+        t2 = intel64.from_numpy(a + 1)   # same size: the same buffer again
+        assert t2.data_ptr == ptr and nat.tensor_pool_stats()['hits'] == hits + 1
+        numpy.testing.assert_array_equal(numpy.asarray(t2), a + 1)
+        # A raw view keeps the buffer out of the pool while it lives.
+        view = t2.raw_view()
+        del t2
+        assert nat.tensor_pool_stats()['cached_buffers'] == 0
+        del view
+        assert nat.tensor_pool_stats()['cached_buffers'] == 1
+        nat.release_tensor_pool()
+        assert nat.tensor_pool_stats()['cached_bytes'] == 0
+        nat.set_tensor_pool_limit(0)   # disabled: freed buffers go back
+        t3 = intel64.from_numpy(a)
+        del t3
+        assert nat.tensor_pool_stats()['cached_bytes'] == 0
+    finally:
+        nat.set_tensor_pool_limit(limit)
