@@ -8,6 +8,7 @@ return_indices) fall back to NumPy.
 """
 import numpy
 import pytest
+from _intel64_layouts import as_layout
 
 import cpuframe
 import cpuframe.functions as F
@@ -18,62 +19,6 @@ from cpuframe.functions.pooling.max_pooling_nd import MaxPoolingND
 
 LAYOUTS = ['numpy', 'strided', 'transposed', 'plain', 'nhwc', 'blocked']
 NUMPY_LAYOUTS = ('numpy', 'strided', 'transposed')
-
-
-def as_layout(x, layout):
-    """``x`` as a NumPy array or an mdarray in the named layout (same values)."""
-    if layout == 'numpy':
-        return x.copy()
-    if layout == 'strided':  # a non-contiguous view with the same values
-        buf = numpy.zeros(x.shape[:-1] + (2 * x.shape[-1],), numpy.float32)
-        buf[..., ::2] = x
-        return buf[..., ::2]
-    if layout == 'transposed':  # a view with channels-last memory order
-        if x.ndim < 3:
-            return numpy.asfortranarray(x)
-        perm = (0,) + tuple(range(2, x.ndim)) + (1,)
-        return numpy.ascontiguousarray(x.transpose(perm)).transpose(
-            numpy.argsort(perm))
-    t = intel64.from_numpy(x)
-    if layout == 'plain':
-        return t
-    nsp = x.ndim - 2
-    if layout == 'nhwc':
-        return t.reorder('a' + ''.join(chr(ord('c') + i) for i in range(nsp)) + 'b')
-    # A 1x1 identity convolution gives the same values in oneDNN's blocked
-    # layout (aBcd16b and alike).
-    c = x.shape[1]
-    W = numpy.eye(c, dtype=numpy.float32).reshape((c, c) + (1,) * nsp)
-    dnnl = intel64.native()
-    dnnl = getattr(dnnl, '_real', dnnl)  # not recorded by ``calls``
-    y = dnnl.convolution_forward(
-        x, W, None, [1] * nsp, [1] * nsp, [0] * nsp, [0] * nsp)
-    assert not y.is_plain
-    return y
-
-
-class Calls:
-    """Records which functions of the native module are called."""
-
-    def __init__(self, real):
-        self._real = real
-        self.names = []
-
-    def __getattr__(self, name):
-        attr = getattr(self._real, name)
-        if callable(attr) and not isinstance(attr, type):
-            def wrapper(*args, **kwargs):
-                self.names.append(name)
-                return attr(*args, **kwargs)
-            return wrapper
-        return attr
-
-
-@pytest.fixture
-def calls(monkeypatch):
-    rec = Calls(intel64.native())
-    monkeypatch.setattr(intel64, '_dnnl', rec)
-    return rec
 
 
 def run(f, x, layout, mode, gy=None, double=False):
