@@ -9,7 +9,10 @@ from cpuframe.configuration import using_config
 from cpuframe.functions.math.basic_math import MultiAdd
 
 
-@pytest.mark.parametrize('n,i,o', [(1, 7, 3), (8, 33, 17), (64, 256, 100)])
+# (96, 24, 200): a large batch and an output much wider than the input, where
+# the weights stay plain (the language-model softmax layer's policy).
+@pytest.mark.parametrize('n,i,o', [(1, 7, 3), (8, 33, 17), (64, 256, 100),
+                                   (96, 24, 200)])
 @pytest.mark.parametrize('bias', [True, False])
 @pytest.mark.parametrize('where', ['numpy', 'device'])
 def test_linear_parity(n, i, o, bias, where, rng, run, parity):
@@ -47,6 +50,30 @@ def test_linear_weight_gradient_in_weight_layout(rng):
         y.backward()
     assert intel64.is_native_array(W.grad)
     assert W.grad.same_layout(W.array)
+
+
+@pytest.mark.parametrize('n,plain', [(96, True), (8, False)])
+def test_linear_wide_output_keeps_plain_weights(n, plain, rng):
+    # 24 -> 200 for a batch of 96: oneDNN's backward data is fastest on plain
+    # weights there, so the weight is not reordered; for a small batch the
+    # forward wants a blocked layout and the weight adopts it.
+    x = rng.standard_normal((n, 24)).astype(numpy.float32)
+    w = (rng.standard_normal((200, 24)) * 0.2).astype(numpy.float32)
+    gy = rng.standard_normal((n, 200)).astype(numpy.float32)
+    W = Variable(intel64.from_numpy(w))
+    xv = Variable(intel64.from_numpy(x))
+    with using_config('use_ideep', 'always'):
+        y = F.linear(xv, W)
+        y.grad = intel64.from_numpy(gy)
+        y.backward()
+    assert W.array.is_plain == plain
+    assert W.grad.same_layout(W.array)
+    numpy.testing.assert_allclose(numpy.asarray(y.array), x @ w.T,
+                                  rtol=1e-4, atol=1e-4)
+    numpy.testing.assert_allclose(numpy.asarray(xv.grad), gy @ w,
+                                  rtol=1e-4, atol=1e-4)
+    numpy.testing.assert_allclose(numpy.asarray(W.grad), gy.T @ x,
+                                  rtol=1e-4, atol=1e-3)
 
 
 @pytest.mark.parametrize('shape', [(5,), (3, 7), (2, 16, 9, 9), (2, 3, 4, 5, 6)])
