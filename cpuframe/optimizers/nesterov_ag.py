@@ -1,13 +1,13 @@
 """Nesterov's accelerated gradient."""
-from cpuframe import backend, optimizer
-from cpuframe.optimizers._checks import check_real
+from cpuframe import optimizer
+from cpuframe.optimizers._momentum import VelocityMethod, VelocityRule
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
 _default_hyperparam.momentum = 0.9
 
 
-class NesterovAGRule(optimizer.UpdateRule):
+class NesterovAGRule(VelocityRule):
     """Update rule of Nesterov's accelerated gradient.
 
     .. math::
@@ -21,35 +21,16 @@ class NesterovAGRule(optimizer.UpdateRule):
         momentum (float): momentum :math:`\\mu`.
     """
 
-    is_elementwise = True
+    default_hyperparam = _default_hyperparam
 
-    def __init__(self, parent_hyperparam=None, lr=None, momentum=None):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if momentum is not None:
-            self.hyperparam.momentum = momentum
-
-    def init_state(self, param):
-        xp = backend.get_array_module(param.array)
-        self.state['v'] = xp.zeros_like(param.array)
-
-    def update_core_cpu(self, param):
-        grad = param.grad
-        if grad is None:
-            return
-        lr, momentum = self.hyperparam.lr, self.hyperparam.momentum
-        v = self.state['v']
+    def step(self, data, v, grad, lr, momentum):
         v *= momentum
         v -= lr * grad
-        data = param.array
         data += momentum * momentum * v
         data -= (1 + momentum) * lr * grad
 
-    update_core_gpu = update_core_cpu
 
-
-class NesterovAG(optimizer.GradientMethod):
+class NesterovAG(VelocityMethod):
     """Nesterov's accelerated gradient (https://arxiv.org/abs/1212.0901).
 
     Args:
@@ -57,16 +38,8 @@ class NesterovAG(optimizer.GradientMethod):
         momentum (float): exponential decay rate of the velocity.
     """
 
+    rule_class = NesterovAGRule
+
     def __init__(self, lr=_default_hyperparam.lr,
                  momentum=_default_hyperparam.momentum):
-        check_real('NesterovAG', 'lr', lr, low=0)
-        check_real('NesterovAG', 'momentum', momentum, low=0)
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.momentum = momentum
-
-    lr = optimizer.HyperparameterProxy('lr')
-    momentum = optimizer.HyperparameterProxy('momentum')
-
-    def create_update_rule(self):
-        return NesterovAGRule(self.hyperparam)
+        super().__init__(lr, momentum)

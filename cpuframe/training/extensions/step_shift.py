@@ -2,11 +2,10 @@
 calls."""
 import math
 
-from cpuframe.training import extension
-from cpuframe.training.extensions import _shift_util
+from cpuframe.training.extensions._shift_util import ScheduleShift
 
 
-class StepShift(extension.Extension):
+class StepShift(ScheduleShift):
     """Sets the attribute to ``init * gamma ** floor(t / step)`` at call
     ``t``, stopping at ``target`` if given."""
 
@@ -15,34 +14,12 @@ class StepShift(extension.Extension):
         if not step > 0:
             raise ValueError('StepShift: expected a positive step, got '
                              '{!r}'.format(step))
-        self._attr = attr
+        super().__init__(attr, init, target, optimizer)
         self._gamma = gamma
         self._step = step
-        self._init = init
-        self._target = target
-        self._optimizer = optimizer
-        self._t = 0
-        self._last_value = None
 
-    def initialize(self, trainer):
-        optimizer = _shift_util.get_optimizer(self, trainer)
-        if self._init is None:
-            self._init = getattr(optimizer, self._attr)
-        value = self._init if self._last_value is None else self._last_value
-        self._update_value(optimizer, value)
+    def schedule(self, t):
+        return self._init * self._gamma ** math.floor(t / self._step)
 
-    def __call__(self, trainer):
-        self._t += 1
-        value = self._init * self._gamma ** math.floor(self._t / self._step)
-        value = _shift_util.clip_to_target(value, self._target,
-                                           self._gamma > 1)
-        self._update_value(_shift_util.get_optimizer(self, trainer), value)
-
-    def serialize(self, serializer):
-        self._t = serializer('_t', self._t)
-        self._last_value = _shift_util.load_last_value(
-            serializer('_last_value', self._last_value))
-
-    def _update_value(self, optimizer, value):
-        setattr(optimizer, self._attr, value)
-        self._last_value = value
+    def increasing(self):
+        return self._gamma > 1

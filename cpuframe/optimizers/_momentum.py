@@ -1,0 +1,60 @@
+"""What momentum SGD, corrected momentum SGD and Nesterov's accelerated
+gradient share: hyperparameters ``lr`` and ``momentum``, one velocity state
+``v`` shaped like the parameter; the rules differ only in their step."""
+from cpuframe import backend, optimizer
+from cpuframe.optimizers._checks import check_real
+
+
+class VelocityRule(optimizer.UpdateRule):
+    """An update rule with ``lr``, ``momentum`` and a velocity ``v``.
+
+    Subclasses set ``default_hyperparam`` and implement
+    ``step(data, v, grad, lr, momentum)``, updating ``data`` and ``v`` in
+    place (NumPy, CuPy or Intel64 arrays alike).
+    """
+
+    is_elementwise = True
+    default_hyperparam = None
+
+    def __init__(self, parent_hyperparam=None, lr=None, momentum=None):
+        super().__init__(parent_hyperparam or self.default_hyperparam)
+        if lr is not None:
+            self.hyperparam.lr = lr
+        if momentum is not None:
+            self.hyperparam.momentum = momentum
+
+    def init_state(self, param):
+        xp = backend.get_array_module(param.array)
+        self.state['v'] = xp.zeros_like(param.array)
+
+    def step(self, data, v, grad, lr, momentum):
+        raise NotImplementedError
+
+    def update_core_cpu(self, param):
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        self.step(param.array, self.state['v'], grad, hp.lr, hp.momentum)
+
+    update_core_gpu = update_core_cpu
+
+
+class VelocityMethod(optimizer.GradientMethod):
+    """A gradient method whose rules are ``rule_class`` (a VelocityRule)."""
+
+    rule_class = None
+
+    def __init__(self, lr, momentum):
+        name = type(self).__name__
+        check_real(name, 'lr', lr, low=0)
+        check_real(name, 'momentum', momentum, low=0)
+        super().__init__()
+        self.hyperparam.lr = lr
+        self.hyperparam.momentum = momentum
+
+    lr = optimizer.HyperparameterProxy('lr')
+    momentum = optimizer.HyperparameterProxy('momentum')
+
+    def create_update_rule(self):
+        return self.rule_class(self.hyperparam)
