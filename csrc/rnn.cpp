@@ -1,22 +1,29 @@
-// Recurrent networks on oneDNN: the layers of n_step_lstm / n_step_gru /
-// n_step_rnn (and their bidirectional forms) on the RNN primitives, and the
-// element-wise LSTM cell of F.lstm.
+// Recurrent networks: the layers of n_step_lstm / n_step_gru / n_step_rnn (and
+// their bidirectional forms) and the element-wise LSTM cell of F.lstm.
 //
-// One call of rnn_forward runs one layer in one direction over packed,
+// One call of rnn_forward runs one layer, one or both directions, over packed,
 // time-major, variable-length sequences: the rows of xs[0], xs[1], ...
 // concatenated, xs[t] holding the B_t sequences still running at time t
-// (B_0 >= B_1 >= ...). oneDNN wants a fixed batch per call, so the time steps
-// are cut into segments of constant batch; consecutive steps with the same
-// batch lie next to each other in the packed rows, so each segment is a dense
-// (T_k, B_k, C) tensor at a row offset and is passed to oneDNN without a copy.
-// The recurrent state flows from segment to segment: left to right a segment
-// starts from the first B_k rows of the previous segment's final state (the
-// other rows have finished and go to hy); right to left it starts from the
-// later segment's state for the rows that continue and from hx for the rows
-// whose last step lies in this segment. rnn_backward walks the segments in the
-// opposite order, passing the state gradients the same way, and lets oneDNN
-// accumulate the weight gradients of all segments. The result is exact: every
-// sequence sees precisely its own steps.
+// (B_0 >= B_1 >= ...).
+//
+// LSTM layers run on our own kernels (see "LSTM layers on our own kernels"):
+// one GEMM for the input side of all steps, per step one GEMM and a fused,
+// vectorized gate pass over the B_t rows still running, and for the gradients
+// one GEMM per step plus the weight and input GEMMs over all steps at once.
+//
+// GRU and vanilla RNN layers run on oneDNN's RNN primitives. oneDNN wants a
+// fixed batch per call, so the time steps are cut into segments of constant
+// batch; consecutive steps with the same batch lie next to each other in the
+// packed rows, so each segment is a dense (T_k, B_k, C) tensor at a row offset
+// and is passed to oneDNN without a copy. The recurrent state flows from
+// segment to segment: left to right a segment starts from the first B_k rows
+// of the previous segment's final state (the other rows have finished and go
+// to hy); right to left it starts from the later segment's state for the rows
+// that continue and from hx for the rows whose last step lies in this segment.
+// rnn_backward walks the segments in the opposite order, passing the state
+// gradients the same way, and lets oneDNN accumulate the weight gradients of
+// all segments. Both ways the result is exact: every sequence sees precisely
+// its own steps.
 //
 // Weights arrive as the caller stacks Chainer's matrices: (G * N, C) with the
 // gates in oneDNN's order, which is oneDNN's ldgoi layout as it is (the
@@ -28,6 +35,7 @@
 // keeps the cores busier than one OpenMP team per tiny step (see
 // run_concurrently). Workspaces and scratchpads come from a buffer pool.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +48,10 @@
 #include <map>
 #include <mutex>
 #include <thread>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include <oneapi/dnnl/dnnl.hpp>
 #include <pybind11/pybind11.h>
@@ -535,12 +547,14 @@ int threads_for(i64 batch, i64 C, i64 N, i64 G) {
     return batch * (C + N) * G * N < small_step_macs ? 1 : max_threads();
 }
 
-// Runs body(i) for i in [0, n) concurrently (n <= 2 here), the GIL released.
+// Runs body(i) for i in [0, n) concurrently, a share of the threads each (one
+// after the other when there are fewer threads than bodies), the GIL
+// released.
 template <class Body>
 void run_concurrently(std::size_t n, Body&& body) {
     py::gil_scoped_release release;
     const int total = max_threads();
-    if (n < 2 || total < 2) {
+    if (n < 2 || total < static_cast<int>(n)) {
         for (std::size_t i = 0; i < n; ++i) body(i, total);
         return;
     }
@@ -625,11 +639,352 @@ void move_part_states(float* full, float* part, i64 B, i64 N, i64 P, i64 p, bool
     move_part_rows(full, N, 0, part, N, N, {B}, P, p, gather);
 }
 
+// -- LSTM layers on our own kernels ------------------------------------------------
+//
+// An LSTM layer is one big GEMM for the input side of all steps, a small GEMM
+// plus a fused gate pass per step, and, for the gradients, one per-step GEMM
+// plus three big GEMMs over all steps at the end (weights of both sides and
+// the input's gradient). Unlike the primitive, which works per segment of
+// constant batch (dozens of segments for variable lengths, each with its own
+// small layer GEMMs), this takes the packed rows as they are: step t simply
+// updates the first B_t rows of the state, the other rows keeping their state
+// (forwards: sequences that ended; backwards in time: sequences that have not
+// started, which still hold hx). Gradients flow the same way, so the result
+// is exact for every sequence. The weights are used as the caller stacks
+// them, (4N, C) and (4N, N) with the gates i, f, c~, o: the input GEMM takes
+// W_layer transposed as it is, the steps' GEMMs a transposed copy of W_iter
+// made per call (a transposed B operand is much slower in a small-M sgemm),
+// the backward GEMMs both as they are. Nothing derived from the weights
+// outlives the call, so an in-place update is always seen. Activations use
+// AVX-512 polynomials (exp about 1 ulp) where the CPU has it, libm otherwise.
+// Threads: see LstmLayer.
+
+float sigmoid1(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+// One row of the forward gate pass: g (4N pre-activations, gate blocks i, f,
+// c~, o) becomes the activated gates; c = f * cp + i * c~, h = o * tanh(c).
+void lstm_row_forward_scalar(float* g, const float* cp, float* c, float* h, float* y, i64 N) {
+    for (i64 k = 0; k < N; ++k) {
+        const float i = sigmoid1(g[k]), f = sigmoid1(g[N + k]), a = std::tanh(g[2 * N + k]),
+                    o = sigmoid1(g[3 * N + k]);
+        g[k] = i;
+        g[N + k] = f;
+        g[2 * N + k] = a;
+        g[3 * N + k] = o;
+        const float cn = f * cp[k] + i * a;
+        const float hn = o * std::tanh(cn);
+        c[k] = cn;
+        h[k] = hn;
+        y[k] = hn;
+    }
+}
+
+// One row of the backward gate pass: g the activated gates, c = c_t, cp =
+// c_{t-1}; dh = the state's gradient (plus gy), dc in: the gradient of c_t,
+// out: that of c_{t-1}; dg: the pre-activation gradients.
+void lstm_row_backward_scalar(const float* g, const float* c, const float* cp, const float* dh,
+                              const float* gy, float* dc, float* dg, i64 N) {
+    for (i64 k = 0; k < N; ++k) {
+        const float i = g[k], f = g[N + k], a = g[2 * N + k], o = g[3 * N + k];
+        const float tc = std::tanh(c[k]);
+        const float h = dh[k] + gy[k];
+        const float dct = dc[k] + h * o * (1.0f - tc * tc);
+        dg[k] = dct * a * i * (1.0f - i);
+        dg[N + k] = dct * cp[k] * f * (1.0f - f);
+        dg[2 * N + k] = dct * i * (1.0f - a * a);
+        dg[3 * N + k] = h * tc * o * (1.0f - o);
+        dc[k] = dct * f;
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CPUFRAME_RNN_AVX512 1
+
+// exp with a Cephes-style polynomial (about 1 ulp), 2^n applied by scalef.
+__attribute__((target("avx512f"))) inline __m512 exp16(__m512 x) {
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_scalef_ps(p, n);
+}
+
+__attribute__((target("avx512f"))) inline __m512 sigmoid16(__m512 x) {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    return _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+}
+
+// tanh = 1 - 2 / (1 + e^2x), and an odd polynomial near 0 (no cancellation).
+__attribute__((target("avx512f"))) inline __m512 tanh16(__m512 x) {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512 big = _mm512_sub_ps(
+        one, _mm512_div_ps(_mm512_set1_ps(2.0f),
+                           _mm512_add_ps(one, exp16(_mm512_add_ps(x, x)))));
+    const __m512 x2 = _mm512_mul_ps(x, x);
+    __m512 p = _mm512_set1_ps(-17.0f / 315.0f);
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(2.0f / 15.0f));
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(-1.0f / 3.0f));
+    p = _mm512_fmadd_ps(p, x2, one);
+    const __m512 small = _mm512_mul_ps(x, p);
+    const __mmask16 near0 = _mm512_cmp_ps_mask(x2, _mm512_set1_ps(0.0025f), _CMP_LT_OQ);
+    return _mm512_mask_blend_ps(near0, big, small);
+}
+
+__attribute__((target("avx512f"))) void lstm_row_forward_avx512(float* g, const float* cp,
+                                                                float* c, float* h, float* y,
+                                                                i64 N) {
+    for (i64 k = 0; k < N; k += 16) {
+        const __mmask16 m =
+            N - k >= 16 ? __mmask16(0xffff) : __mmask16((1u << (N - k)) - 1u);
+        const __m512 i = sigmoid16(_mm512_maskz_loadu_ps(m, g + k));
+        const __m512 f = sigmoid16(_mm512_maskz_loadu_ps(m, g + N + k));
+        const __m512 a = tanh16(_mm512_maskz_loadu_ps(m, g + 2 * N + k));
+        const __m512 o = sigmoid16(_mm512_maskz_loadu_ps(m, g + 3 * N + k));
+        _mm512_mask_storeu_ps(g + k, m, i);
+        _mm512_mask_storeu_ps(g + N + k, m, f);
+        _mm512_mask_storeu_ps(g + 2 * N + k, m, a);
+        _mm512_mask_storeu_ps(g + 3 * N + k, m, o);
+        const __m512 cn = _mm512_fmadd_ps(f, _mm512_maskz_loadu_ps(m, cp + k), _mm512_mul_ps(i, a));
+        const __m512 hn = _mm512_mul_ps(o, tanh16(cn));
+        _mm512_mask_storeu_ps(c + k, m, cn);
+        _mm512_mask_storeu_ps(h + k, m, hn);
+        _mm512_mask_storeu_ps(y + k, m, hn);
+    }
+}
+
+__attribute__((target("avx512f"))) void lstm_row_backward_avx512(
+    const float* g, const float* c, const float* cp, const float* dh, const float* gy, float* dc,
+    float* dg, i64 N) {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    for (i64 k = 0; k < N; k += 16) {
+        const __mmask16 m =
+            N - k >= 16 ? __mmask16(0xffff) : __mmask16((1u << (N - k)) - 1u);
+        const __m512 i = _mm512_maskz_loadu_ps(m, g + k);
+        const __m512 f = _mm512_maskz_loadu_ps(m, g + N + k);
+        const __m512 a = _mm512_maskz_loadu_ps(m, g + 2 * N + k);
+        const __m512 o = _mm512_maskz_loadu_ps(m, g + 3 * N + k);
+        const __m512 tc = tanh16(_mm512_maskz_loadu_ps(m, c + k));
+        const __m512 h =
+            _mm512_add_ps(_mm512_maskz_loadu_ps(m, dh + k), _mm512_maskz_loadu_ps(m, gy + k));
+        const __m512 dct = _mm512_fmadd_ps(
+            _mm512_mul_ps(h, o), _mm512_fnmadd_ps(tc, tc, one), _mm512_maskz_loadu_ps(m, dc + k));
+        _mm512_mask_storeu_ps(dg + k, m,
+                              _mm512_mul_ps(_mm512_mul_ps(dct, a),
+                                            _mm512_mul_ps(i, _mm512_sub_ps(one, i))));
+        _mm512_mask_storeu_ps(
+            dg + N + k, m,
+            _mm512_mul_ps(_mm512_mul_ps(dct, _mm512_maskz_loadu_ps(m, cp + k)),
+                          _mm512_mul_ps(f, _mm512_sub_ps(one, f))));
+        _mm512_mask_storeu_ps(dg + 2 * N + k, m,
+                              _mm512_mul_ps(_mm512_mul_ps(dct, i), _mm512_fnmadd_ps(a, a, one)));
+        _mm512_mask_storeu_ps(
+            dg + 3 * N + k, m,
+            _mm512_mul_ps(_mm512_mul_ps(h, tc), _mm512_mul_ps(o, _mm512_sub_ps(one, o))));
+        _mm512_mask_storeu_ps(dc + k, m, _mm512_mul_ps(dct, f));
+    }
+}
+
+bool have_avx512() {
+    static const bool yes = __builtin_cpu_supports("avx512f");
+    return yes;
+}
+#endif
+
+void lstm_row_forward(float* g, const float* cp, float* c, float* h, float* y, i64 N) {
+#if defined(CPUFRAME_RNN_AVX512)
+    if (have_avx512()) return lstm_row_forward_avx512(g, cp, c, h, y, N);
+#endif
+    lstm_row_forward_scalar(g, cp, c, h, y, N);
+}
+
+void lstm_row_backward(const float* g, const float* c, const float* cp, const float* dh,
+                       const float* gy, float* dc, float* dg, i64 N) {
+#if defined(CPUFRAME_RNN_AVX512)
+    if (have_avx512()) return lstm_row_backward_avx512(g, c, cp, dh, gy, dc, dg, N);
+#endif
+    lstm_row_backward_scalar(g, c, cp, dh, gy, dc, dg, N);
+}
+
+void sgemm(char ta, char tb, i64 M, i64 N, i64 K, const float* A, i64 lda, const float* B,
+           i64 ldb, float beta, float* C, i64 ldc) {
+    if (M == 0 || N == 0) return;
+    const dnnl::status st = dnnl::sgemm(ta, tb, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc);
+    if (st != dnnl::status::success) {
+        throw dnnl::error(static_cast<dnnl_status_t>(st), "sgemm failed");
+    }
+}
+
+// Rows of a step's gate pass run on the team when the step is large enough.
+constexpr i64 parallel_rows_floats = i64{1} << 13;
+
+template <class Row>
+void for_rows(i64 rows, i64 N, int threads, Row&& row) {
+#if defined(CPUFRAME_HAVE_OPENMP)
+    if (threads > 1 && rows > 1 && rows * N >= parallel_rows_floats) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (i64 j = 0; j < rows; ++j) row(j);
+        return;
+    }
+#else
+    (void)threads;
+#endif
+    for (i64 j = 0; j < rows; ++j) row(j);
+}
+
+// dst (cols, rows) = src (rows, cols)^T, in cache-sized tiles.
+void transpose(const float* src, i64 rows, i64 cols, float* dst) {
+    constexpr i64 tile = 32;
+    for (i64 r0 = 0; r0 < rows; r0 += tile) {
+        const i64 r1 = std::min(rows, r0 + tile);
+        for (i64 c0 = 0; c0 < cols; c0 += tile) {
+            const i64 c1 = std::min(cols, c0 + tile);
+            for (i64 r = r0; r < r1; ++r) {
+                for (i64 c = c0; c < c1; ++c) dst[c * rows + r] = src[r * cols + c];
+            }
+        }
+    }
+}
+
+// One direction of an LSTM layer: its inputs and what backward needs.
+struct LstmDir {
+    bool reverse = false;
+    TensorPtr x, wl, wi, bias, hx, cx;  // (R, C), (4N, C), (4N, N), (4, N), (B, N) x2
+    TensorPtr wi_t;                     // (N, 4N): W_iter transposed for the steps' GEMMs
+    TensorPtr gates, cs, hprev, cprev;  // (R, 4N) activated gates; (R, N): c_t, h_{t-1}, c_{t-1}
+    TensorPtr hy, cy;                   // (B, N)
+};
+
+// The sequences (state rows) are dealt out to P parts, contiguous ranges
+// [bounds[p], bounds[p + 1]) with about the same number of steps each. Rows
+// are independent, and a part's rows of step t are a contiguous slice of the
+// step's rows, so the parts of a direction run their recurrences side by side
+// without copies. Each (direction, part) is a single-threaded stream; the
+// large GEMMs over all steps run on the whole team.
+struct LstmLayer {
+    i64 D = 1, C = 0, N = 0, B = 0, R = 0;
+    std::vector<i64> batches, offsets;  // rows of step t, first packed row of step t
+    std::vector<i64> bounds;            // P + 1 sequence boundaries
+    TensorPtr y;                        // (R, D * N)
+    std::vector<LstmDir> dirs;
+};
+
+std::vector<i64> part_bounds(const std::vector<i64>& batches, i64 P) {
+    const i64 B0 = batches[0];
+    std::vector<i64> steps(static_cast<std::size_t>(B0), 0);  // steps of each sequence
+    i64 total = 0;
+    for (i64 b : batches) {
+        for (i64 j = 0; j < b; ++j) steps[static_cast<std::size_t>(j)] += 1;
+        total += b;
+    }
+    std::vector<i64> bounds{0};
+    i64 acc = 0;
+    for (i64 j = 0; j + 1 < B0 && static_cast<i64>(bounds.size()) < P; ++j) {
+        acc += steps[static_cast<std::size_t>(j)];
+        if (acc * P >= total * static_cast<i64>(bounds.size())) bounds.push_back(j + 1);
+    }
+    bounds.push_back(B0);
+    return bounds;
+}
+
+// gates = bias + x W_layer^T for every step at once (the team).
+void lstm_input_gemm(const LstmLayer& L, const LstmDir& s) {
+    const i64 G = 4 * L.N;
+    float* g = fptr(s.gates);
+    const float* bias = fptr(s.bias);
+    for (i64 r = 0; r < L.R; ++r) std::memcpy(g + r * G, bias, G * sizeof(float));
+    sgemm('N', 'T', L.R, G, L.C, fptr(s.x), L.C, fptr(s.wl), L.C, 1.0f, g, G);
+}
+
+// The recurrence of one direction over the state rows [lo, hi).
+void lstm_steps_forward(const LstmLayer& L, LstmDir& s, i64 d, i64 lo, i64 hi, int threads) {
+    const i64 N = L.N, G = 4 * N, ldy = L.D * N;
+    const i64 T = static_cast<i64>(L.batches.size());
+    float* g = fptr(s.gates);
+    float* h = fptr(s.hy);
+    float* c = fptr(s.cy);
+    float* y = fptr(L.y) + d * N;
+    for (i64 step = 0; step < T; ++step) {
+        const i64 t = s.reverse ? T - 1 - step : step;
+        const i64 b = std::min(L.batches[t], hi) - lo;
+        if (b <= 0) continue;
+        const i64 r = L.offsets[t] + lo;  // this part's first packed row of step t
+        float* hp = fptr(s.hprev) + r * N;
+        float* cp = fptr(s.cprev) + r * N;
+        copy_rows(hp, h + lo * N, b, N);
+        copy_rows(cp, c + lo * N, b, N);
+        float* gt = g + r * G;
+        sgemm('N', 'N', b, G, N, hp, N, fptr(s.wi_t), G, 1.0f, gt, G);
+        float* ct = fptr(s.cs) + r * N;
+        for_rows(b, N, threads, [&](i64 j) {
+            lstm_row_forward(gt + j * G, cp + j * N, ct + j * N, h + (lo + j) * N,
+                             y + (r + j) * ldy, N);
+        });
+        copy_rows(c + lo * N, ct, b, N);
+    }
+}
+
+struct LstmGrads {
+    TensorPtr gx, ghx, gcx, gwl, gwi, gb;
+    TensorPtr dgates;  // (R, 4N), the gates' pre-activation gradients
+};
+
+// The recurrence's gradients of one direction over the state rows [lo, hi):
+// out.dgates for those rows' steps, out.ghx / out.gcx (holding ghy / gcy on
+// entry) for those rows.
+void lstm_steps_backward(const LstmLayer& L, const LstmDir& s, i64 d, const float* gy,
+                         LstmGrads& out, i64 lo, i64 hi, int threads) {
+    const i64 N = L.N, G = 4 * N, ldy = L.D * N;
+    const i64 T = static_cast<i64>(L.batches.size());
+    float* dh = fptr(out.ghx);
+    float* dc = fptr(out.gcx);
+    float* dg = fptr(out.dgates);
+    const float* g = fptr(s.gates);
+    const float* gyd = gy + d * N;
+    for (i64 step = 0; step < T; ++step) {
+        const i64 t = s.reverse ? step : T - 1 - step;
+        const i64 b = std::min(L.batches[t], hi) - lo;
+        if (b <= 0) continue;
+        const i64 r = L.offsets[t] + lo;
+        const float* ct = fptr(s.cs) + r * N;
+        const float* cp = fptr(s.cprev) + r * N;
+        for_rows(b, N, threads, [&](i64 j) {
+            lstm_row_backward(g + (r + j) * G, ct + j * N, cp + j * N, dh + (lo + j) * N,
+                              gyd + (r + j) * ldy, dc + (lo + j) * N, dg + (r + j) * G, N);
+        });
+        sgemm('N', 'N', b, N, G, dg + r * G, G, fptr(s.wi), N, 0.0f, dh + lo * N, N);
+    }
+}
+
+// The weight, bias and input gradients of one direction from its dgates
+// (the team).
+void lstm_weight_grads(const LstmLayer& L, const LstmDir& s, LstmGrads& out) {
+    const i64 N = L.N, C = L.C, R = L.R, G = 4 * N;
+    const float* dg = fptr(out.dgates);
+    sgemm('T', 'N', G, C, R, dg, G, fptr(s.x), C, 0.0f, fptr(out.gwl), C);
+    sgemm('T', 'N', G, N, R, dg, G, fptr(s.hprev), N, 0.0f, fptr(out.gwi), N);
+    float* gb = fptr(out.gb);
+    std::fill(gb, gb + G, 0.0f);
+    for (i64 r = 0; r < R; ++r) {
+        const float* row = dg + r * G;
+        for (i64 k = 0; k < G; ++k) gb[k] += row[k];
+    }
+    if (out.gx) sgemm('N', 'N', R, C, G, dg, G, fptr(s.wl), C, 0.0f, fptr(out.gx), C);
+}
+
 struct LayerContext {
     Cell cell;
     i64 D = 1, P = 1, C = 0, N = 0, B = 0, R = 0;
     std::vector<i64> batches;
     std::vector<ContextPtr> streams;  // direction-major: d * P + p
+    std::shared_ptr<LstmLayer> lstm;  // LSTM layers: our own kernels, no streams
 };
 
 using LayerPtr = std::shared_ptr<LayerContext>;
@@ -716,6 +1071,73 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
     auto what = [&] {
         return cell.name + " x " + shape_str(x0->shape()) + ", hx " + shape_str(h0->shape());
     };
+    if (cell.kind == CellKind::lstm) {
+        auto L = std::make_shared<LstmLayer>();
+        L->D = static_cast<i64>(D);
+        L->C = C;
+        L->N = N;
+        L->B = B;
+        L->R = R;
+        L->batches = batches;
+        i64 row = 0;
+        for (i64 b : batches) {
+            L->offsets.push_back(row);
+            row += b;
+        }
+        // parts per direction: the threads left over by the directions, at
+        // least 4 sequences a part
+        L->bounds = part_bounds(
+            batches, std::max<i64>(1, std::min<i64>(threads / static_cast<i64>(D),
+                                                    batches[0] / 4)));
+        const std::size_t P_parts = L->bounds.size() - 1;
+        L->y = y;
+        L->dirs.resize(D);
+        for (std::size_t d = 0; d < D; ++d) {
+            LstmDir& s = L->dirs[d];
+            s.reverse = d == 1;
+            s.x = ins[d].x;
+            s.wl = ins[d].wl;
+            s.wi = ins[d].wi;
+            s.bias = ins[d].b;
+            s.hx = ins[d].hx;
+            s.cx = ins[d].cx;
+            s.wi_t = new_plain({N, G * N});
+            s.gates = new_plain({R, G * N});
+            s.cs = new_plain({R, N});
+            s.hprev = new_plain({R, N});
+            s.cprev = new_plain({R, N});
+            s.hy = new_plain({B, N});
+            s.cy = new_plain({B, N});
+        }
+        guard_dnnl(fn, what, [&] {
+            ThreadLimit limit(threads);
+            // A direction's own stream prepares it when it runs alone; its
+            // parts share the team's work done first.
+            auto prepare = [&](LstmDir& s) {
+                transpose(fptr(s.wi), G * N, N, fptr(s.wi_t));
+                lstm_input_gemm(*L, s);
+                copy_rows(fptr(s.hy), fptr(s.hx), B, N);
+                copy_rows(fptr(s.cy), fptr(s.cx), B, N);
+            };
+            if (P_parts > 1) {
+                py::gil_scoped_release release;
+                for (LstmDir& s : L->dirs) prepare(s);
+            }
+            run_concurrently(D * P_parts, [&](std::size_t i, int t) {
+                const std::size_t d = i / P_parts, p = i % P_parts;
+                if (P_parts == 1) prepare(L->dirs[d]);
+                lstm_steps_forward(*L, L->dirs[d], static_cast<i64>(d), L->bounds[p],
+                                   L->bounds[p + 1], t);
+            });
+        });
+        py::list hys, cys;
+        for (std::size_t d = 0; d < D; ++d) {
+            hys.append(L->dirs[d].hy);
+            cys.append(L->dirs[d].cy);
+        }
+        layer->lstm = L;
+        return py::make_tuple(training ? py::cast(layer) : py::object(py::none()), y, hys, cys);
+    }
     guard_dnnl(fn, what, [&] {
         ThreadLimit limit(threads);
         for (std::size_t d = 0; d < D; ++d) {
@@ -937,7 +1359,7 @@ void add_into(const TensorPtr& dst, const TensorPtr& src) {
 }
 
 py::tuple rnn_backward(const LayerPtr& layer, const py::object& gy_obj,
-                       const py::object& ghys_obj, const py::object& gcys_obj) {
+                       const py::object& ghys_obj, const py::object& gcys_obj, bool need_gx) {
     constexpr const char* fn = "rnn_backward";
     if (!layer) throw py::value_error(std::string(fn) + ": expected a context");
     const Cell& cell = layer->cell;
@@ -951,6 +1373,46 @@ py::tuple rnn_backward(const LayerPtr& layer, const py::object& gy_obj,
     for (i64 d = 0; d < D; ++d) {
         ghy[d] = plain_input(fn, "ghy", ghys[d], {B, N});
         if (cell.has_c) gcy[d] = plain_input(fn, "gcy", gcys[d], {B, N});
+    }
+    if (layer->lstm) {
+        const LstmLayer& L = *layer->lstm;
+        const std::size_t P_parts = L.bounds.size() - 1;
+        std::vector<LstmGrads> outs(D);
+        for (i64 d = 0; d < D; ++d) {
+            LstmGrads& o = outs[d];
+            if (need_gx) o.gx = new_plain({R, C});
+            o.ghx = new_plain({B, N});
+            o.gcx = new_plain({B, N});
+            o.gwl = new_plain({G * N, C});
+            o.gwi = new_plain({G * N, N});
+            o.gb = new_plain({cell.bias_gates, N});
+            o.dgates = new_plain({R, G * N});
+            copy_rows(fptr(o.ghx), fptr(ghy[d]), B, N);
+            copy_rows(fptr(o.gcx), fptr(gcy[d]), B, N);
+        }
+        guard_dnnl(fn, [&] { return cell.name + " rows " + std::to_string(R); }, [&] {
+            ThreadLimit limit(threads_for(layer->batches[0], C, N, G));
+            run_concurrently(static_cast<std::size_t>(D) * P_parts, [&](std::size_t i, int t) {
+                const std::size_t d = i / P_parts, p = i % P_parts;
+                lstm_steps_backward(L, L.dirs[d], static_cast<i64>(d), fptr(gy), outs[d],
+                                    L.bounds[p], L.bounds[p + 1], t);
+                if (P_parts == 1) lstm_weight_grads(L, L.dirs[d], outs[d]);
+            });
+            if (P_parts > 1) {
+                py::gil_scoped_release release;
+                for (i64 d = 0; d < D; ++d) lstm_weight_grads(L, L.dirs[d], outs[d]);
+            }
+        });
+        py::list gxs, ghxs, gcxs, gwls, gwis, gbs;
+        for (i64 d = 0; d < D; ++d) {
+            gxs.append(outs[d].gx ? py::cast(outs[d].gx) : py::object(py::none()));
+            ghxs.append(outs[d].ghx);
+            gcxs.append(outs[d].gcx);
+            gwls.append(outs[d].gwl);
+            gwis.append(outs[d].gwi);
+            gbs.append(outs[d].gb);
+        }
+        return py::make_tuple(gxs, ghxs, gcxs, gwls, gwis, gbs);
     }
     // per-direction results
     std::vector<TensorPtr> gx(D), ghx(D), gcx(D);
@@ -1014,7 +1476,7 @@ py::tuple rnn_backward(const LayerPtr& layer, const py::object& gy_obj,
                 add_into(first.gb, io.gb);
             }
         }
-        gxs.append(gx[d]);
+        gxs.append(need_gx ? py::cast(gx[d]) : py::object(py::none()));
         ghxs.append(ghx[d]);
         if (cell.has_c) gcxs.append(gcx[d]);
         gwls.append(first.gwl);
@@ -1218,13 +1680,7 @@ py::tuple lstm_cell_backward(const py::object& c_obj, const py::object& x_obj,
 // buffer: the weights stay where they are, no stacked copy), then the cell.
 // The backward runs the cell backward and four GEMMs plus the bias sum.
 
-void sgemm(char ta, char tb, i64 M, i64 N, i64 K, const float* A, i64 lda, const float* B,
-           i64 ldb, float beta, float* C, i64 ldc) {
-    const dnnl::status st = dnnl::sgemm(ta, tb, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc);
-    if (st != dnnl::status::success) {
-        throw dnnl::error(static_cast<dnnl_status_t>(st), "sgemm failed");
-    }
-}
+// (sgemm: see the LSTM layers above)
 
 struct StepShapes {
     i64 B, Bx, I, N;  // state rows, input rows, input size, units
@@ -1342,6 +1798,41 @@ py::tuple lstm_step_backward(const py::object& c_obj, const py::object& x_obj,
     return py::make_tuple(gcp, gx, gw_up, opt(gb), opt(gh_prev), opt(gw_lat));
 }
 
+// Views (no copy) of consecutive row blocks of a plain tensor: sizes[i] rows
+// each, shaped (sizes[i], ...) or, with squeeze, without the row axis.
+py::list split_rows(const TensorPtr& t, const std::vector<i64>& sizes, bool squeeze) {
+    constexpr const char* fn = "rnn_split_rows";
+    if (!t || t->ndim() < 1 || !t->is_plain() || !t->owner() ||
+        t->desc().get_data_type() != f32) {
+        throw py::value_error(std::string(fn) + ": expected a plain float32 tensor");
+    }
+    const Shape& shape = t->shape();
+    i64 rows = 0;
+    for (i64 n : sizes) {
+        if (n < 1 || (squeeze && n != 1)) {
+            throw py::value_error(std::string(fn) + ": expected positive row counts (1 with "
+                                  "squeeze)");
+        }
+        rows += n;
+    }
+    if (rows != shape[0]) {
+        throw py::value_error(std::string(fn) + ": expected row counts summing to " +
+                              std::to_string(shape[0]) + ", got " + std::to_string(rows));
+    }
+    i64 row_size = 1;
+    for (std::size_t i = 1; i < shape.size(); ++i) row_size *= shape[i];
+    py::list out;
+    float* p = fptr(t);
+    for (i64 n : sizes) {
+        Shape piece(shape.begin() + (squeeze ? 1 : 0), shape.end());
+        if (!squeeze) piece[0] = n;
+        if (piece.empty()) piece.push_back(1);
+        out.append(Tensor::wrap(plain_desc(to_dims(piece)), piece, p, t->owner()));
+        p += n * row_size;
+    }
+    return out;
+}
+
 }  // namespace
 
 void register_rnn(py::module_& m) {
@@ -1384,13 +1875,18 @@ Returns (context or None when not training, y (rows, D * N) with direction d in 
 [d * N, (d + 1) * N), hys, cys or None).
 )doc");
     m.def("rnn_backward", &rnn_backward, py::arg("context"), py::arg("gy"), py::arg("ghys"),
-          py::arg("gcys") = py::none(),
+          py::arg("gcys") = py::none(), py::arg("need_gx") = true,
           R"doc(Gradients of one rnn_forward call.
 
 gy: (rows, D * N), the gradient of y; ghys, gcys: per direction (B, N).
 Returns per-direction lists (gxs, ghxs, gcxs or None, gw_layers, gw_iters,
-gbiases) in the layouts rnn_forward took.
+gbiases) in the layouts rnn_forward took; gxs holds None per direction when
+need_gx is false (the gradient of the layer's input is not wanted).
 )doc");
+    m.def("rnn_split_rows", &split_rows, py::arg("tensor"), py::arg("sizes"),
+          py::arg("squeeze") = false,
+          "Views (no copy) of consecutive row blocks of a plain tensor, sizes[i] rows each; "
+          "with squeeze (every size 1) without the row axis.");
     m.def("lstm_cell_forward", &lstm_cell_forward, py::arg("c_prev"), py::arg("x"),
           R"doc(F.lstm's cell: (c, h) from c_prev (B, N, ...) and the interleaved gate
 pre-activations x (B' <= B, 4N, ...); rows of c beyond B' keep c_prev.

@@ -1,13 +1,15 @@
 """The oneDNN route of ``n_step_lstm``, ``n_step_gru``, ``n_step_rnn`` and
 their bidirectional forms: one FunctionNode per call.
 
-``NStepRNN`` runs the whole stack, every layer and direction, on oneDNN's RNN
-primitives (``cpuframe._dnnl.rnn_forward``: one layer, one direction over the
-packed variable-length steps, cut into segments of constant batch); its
-backward is ``NStepRNNGrad``, which runs the backward primitives layer by
-layer from the top.  Whether the route runs is decided by the FunctionNode
-machinery (``FunctionNode._choose_intel64``), asked once per call by
-``n_step_impl``; otherwise the NumPy path (``_n_step.py``) runs.
+``NStepRNN`` runs the whole stack, every layer and direction, natively
+(``cpuframe._dnnl.rnn_forward``: one layer, both directions, over the packed
+variable-length steps; LSTM layers on cpuframe's own GEMM + fused-gate
+kernels, GRU and vanilla RNN layers on oneDNN's RNN primitives, cut into
+segments of constant batch); its backward is ``NStepRNNGrad``, which runs
+``rnn_backward`` layer by layer from the top and skips the first layer's
+input gradient when no input needs one.  Whether the route runs is decided
+by the FunctionNode machinery (``FunctionNode._choose_intel64``), asked once
+per call by ``n_step_impl``; otherwise the NumPy path (``_n_step.py``) runs.
 
 Weights keep Chainer's layout for the user (``ws[k][j]`` matrices, ``bs[k][j]``
 vectors); for each call they are stacked in oneDNN's gate order:
@@ -71,21 +73,43 @@ def _stack(kind, w, b):
     return wl, wi, bias
 
 
-def _unstack(kind, gwl, gwi, gb, n_units):
-    """Gradients of the stacked parameters back to Chainer's ``(gW, gb)``."""
+def _unstack(kind, gwl, gwi, gb, n_units, on_device):
+    """Gradients of the stacked parameters (native tensors) back to Chainer's
+    ``(gW, gb)``: views of their rows (no copies), ndarrays or, on the
+    device, mdarrays."""
     gx, gh = _GATES[kind]
     n = len(gx) + len(gh)
+    if on_device:
+        split = intel64.native().rnn_split_rows
+        wl = split(gwl, [n_units] * len(gx))
+        wi = split(gwi, [n_units] * len(gh))
+        bias = split(gb, [1] * gb.shape[0], squeeze=True)
+
+        def copy(a):
+            return intel64.from_numpy(_view(a))
+    else:
+        wl_all, wi_all, bias = _view(gwl), _view(gwi), _view(gb)
+        wl = [wl_all[g * n_units:(g + 1) * n_units] for g in range(len(gx))]
+        wi = [wi_all[g * n_units:(g + 1) * n_units] for g in range(len(gh))]
+
+        def copy(a):
+            return a.copy()
     gws = [None] * n
     gbs = [None] * n
     for g, (i, h) in enumerate(zip(gx, gh)):
-        rows = slice(g * n_units, (g + 1) * n_units)
-        gws[i] = gwl[rows]
-        gws[h] = gwi[rows]
-        gbs[i] = gb[g]
-        gbs[h] = gb[g].copy()  # the same values; separate arrays
+        gws[i] = wl[g]
+        gws[h] = wi[g]
+        gbs[i] = bias[g]
+        gbs[h] = copy(bias[g])  # the same values; separate arrays
     if kind == 'gru':
-        gbs[5] = gb[3]  # the hidden bias of h~ has a row of its own
+        gbs[5] = bias[3]  # the hidden bias of h~ has a row of its own
     return gws, gbs
+
+
+def _to_device(arrays):
+    """ndarrays sent to the device; native arrays as they are."""
+    return [a if intel64.is_native_array(a) else intel64.from_numpy(a)
+            for a in arrays]
 
 
 class NStepRNN(FunctionNode):
@@ -181,26 +205,39 @@ class NStepRNN(FunctionNode):
             layers.append((contexts, masks))
             x = _view(y)
         self.layers = layers if self.training else None
-        points = numpy.cumsum(self.batches[:-1])
-        ys = numpy.split(x, points, axis=0) if len(points) else [x]
-        outputs = [hy] + ([cy] if cy is not None else []) + ys
         if self.on_device:
-            outputs = [intel64.from_numpy(a) for a in outputs]
+            # the steps' rows of the last layer's output, viewed
+            ys = dnnl.rnn_split_rows(y, self.batches)
+        else:
+            points = numpy.cumsum(self.batches[:-1])
+            ys = numpy.split(x, points, axis=0) if len(points) else [x]
+        outputs = [hy] + ([cy] if cy is not None else []) + list(ys)
+        if self.on_device:
+            outputs = _to_device(outputs)
         return tuple(outputs)
 
     def backward(self, indexes, grad_outputs):
-        return NStepRNNGrad(self).apply(grad_outputs)
+        n_xs = len(self.batches)
+        first_x = len(self.inputs) - n_xs
+        need_gx = any(i >= first_x for i in indexes)
+        grads = NStepRNNGrad(self, need_gx).apply(grad_outputs)
+        if not need_gx:
+            # the first layer's input gradient was not computed
+            grads = tuple(grads) + (None,) * n_xs
+        return grads
 
 
 class NStepRNNGrad(FunctionNode):
-    """The backward of ``NStepRNN`` on oneDNN's backward primitives.
+    """The backward of ``NStepRNN`` (``rnn_backward``, layer by layer).
 
     Inputs: the gradients of ``(hy, [cy], ys...)``; outputs: the gradients
-    of every input of ``NStepRNN``.  Not differentiable again.
+    of every input of ``NStepRNN`` (those of ``xs`` only with ``need_gx``).
+    Not differentiable again.
     """
 
-    def __init__(self, fwd):
+    def __init__(self, fwd, need_gx=True):
         self.fwd = fwd
+        self.need_gx = need_gx
 
     @property
     def label(self):
@@ -241,34 +278,41 @@ class NStepRNNGrad(FunctionNode):
         for layer in range(fwd.n_layers - 1, -1, -1):
             contexts, masks = fwd.layers[layer]
             sets = range(layer * n_dirs, (layer + 1) * n_dirs)
+            need_gx = layer > 0 or self.need_gx
             gx_list, ghx_list, gcx_list, gwls, gwis, gbiases = \
                 dnnl.rnn_backward(
                     contexts, gy, [ghy[i] for i in sets],
-                    None if gcy is None else [gcy[i] for i in sets])
-            gx = None
+                    None if gcy is None else [gcy[i] for i in sets],
+                    need_gx=need_gx)
+            gx = gx_tensor = None
             for d, idx in enumerate(sets):
                 ghx[idx] = _view(ghx_list[d])
                 if gcx is not None:
                     gcx[idx] = _view(gcx_list[d])
-                gx_d = _view(gx_list[d])
-                if masks[d] is not None:
-                    gx_d *= masks[d]
-                if gx is None:
-                    gx = gx_d
-                else:
-                    gx += gx_d
-                w_grads, b_grads = _unstack(fwd.kind, _view(gwls[d]),
-                                            _view(gwis[d]), _view(gbiases[d]),
-                                            n_units)
+                if need_gx:
+                    gx_d = _view(gx_list[d])
+                    if masks[d] is not None:
+                        gx_d *= masks[d]
+                    if gx is None:
+                        gx, gx_tensor = gx_d, gx_list[d]
+                    else:
+                        gx += gx_d  # in place: gx stays a view of gx_tensor
+                w_grads, b_grads = _unstack(fwd.kind, gwls[d], gwis[d],
+                                            gbiases[d], n_units, fwd.on_device)
                 gws[idx * nw:(idx + 1) * nw] = w_grads
                 gbs[idx * nw:(idx + 1) * nw] = b_grads
             gy = gx
-        points = numpy.cumsum(fwd.batches[:-1])
-        gxs = numpy.split(gy, points, axis=0) if len(points) else [gy]
+        if not self.need_gx:
+            gxs = []
+        elif fwd.on_device:
+            gxs = list(dnnl.rnn_split_rows(gx_tensor, fwd.batches))
+        else:
+            points = numpy.cumsum(fwd.batches[:-1])
+            gxs = numpy.split(gy, points, axis=0) if len(points) else [gy]
         outputs = [ghx] + ([gcx] if gcx is not None else []) + gws + gbs + \
             gxs
         if fwd.on_device:
-            outputs = [intel64.from_numpy(a) for a in outputs]
+            outputs = _to_device(outputs)
         return tuple(outputs)
 
     def backward(self, indexes, grad_outputs):

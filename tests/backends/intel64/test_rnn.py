@@ -149,6 +149,91 @@ def test_wide_batch_split_into_parts(kind, bi, native_calls):
     assert_close(grads, ref_grads, tol=5e-5)
 
 
+@pytest.mark.parametrize('bi', [False, True])
+def test_lstm_parts_uneven_lengths_odd_units(bi, native_calls):
+    # Many sequences of very different lengths (the rows are dealt out to
+    # parts by contiguous ranges of sequences when threads allow) and a unit
+    # count that is no multiple of the vector width.
+    rng = numpy.random.default_rng(9)
+    lengths = rng.integers(1, 13, 24).tolist()
+    p = Problem('lstm', 2, bi, lengths, in_size=64, n_units=100,
+                extra_rows=2, seed=4)
+    ref_out, ref_grads = p.run('never')
+    out, grads = p.run('always')
+    assert native_calls['rnn_backward'] == 2
+    assert_close(out, ref_out, tol=5e-5)
+    assert_close(grads, ref_grads, tol=5e-5)
+
+
+def test_lstm_saturated_gates():
+    # Large pre-activations: sigmoid and tanh near 0/1 and -1/1 (and past
+    # the range where exp overflows in float32) must match the NumPy path.
+    p = Problem('lstm', 2, True, [5, 4, 2], n_units=20, seed=6)
+    p.ws = [[w * 12 for w in wl] for wl in p.ws]
+    p.bs = [[b * 30 for b in bl] for bl in p.bs]
+    ref_out, ref_grads = p.run('never')
+    out, grads = p.run('always')
+    assert_close(out, ref_out, tol=5e-5)
+    assert_close(grads, ref_grads, tol=5e-5)
+
+
+def _run_without_input_grads(p, mode):
+    """Outputs and the gradients of hx, cx, ws, bs with xs plain arrays (no
+    gradient of xs is wanted)."""
+    with using_config('use_ideep', mode):
+        hx, cx = Variable(p.hx.copy()), Variable(p.cx.copy())
+        ws = [[Variable(w.copy()) for w in wl] for wl in p.ws]
+        bs = [[Variable(b.copy()) for b in bl] for bl in p.bs]
+        hy, cy, ys = p.call(hx, cx, ws, bs, [x.copy() for x in p.xs])
+        outs = [hy] + ([cy] if cy is not None else []) + list(ys)
+        loss = sum(F.sum(o * o) for o in outs)
+        loss.backward()
+        params = [hx] + ([cx] if p.kind == 'lstm' else []) + \
+            [w for wl in ws for w in wl] + [b for bl in bs for b in bl]
+        return ([numpy.asarray(o.array) for o in outs],
+                [numpy.asarray(v.grad) for v in params])
+
+
+@pytest.mark.parametrize('kind', ['lstm', 'gru'])
+@pytest.mark.parametrize('bi', [False, True])
+def test_inputs_without_grad_skip_their_gradient(kind, bi, monkeypatch):
+    # The first layer's input gradient is not computed when xs need none;
+    # every other gradient is as on the NumPy path.
+    p = Problem(kind, 2, bi, [5, 3, 3, 1], extra_rows=1, seed=2)
+    ref = _run_without_input_grads(p, 'never')
+    mod = intel64.native()
+    orig = mod.rnn_backward
+    seen = []
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs.get('need_gx', True))
+        return orig(*args, **kwargs)
+    monkeypatch.setattr(mod, 'rnn_backward', recording)
+    got = _run_without_input_grads(p, 'always')
+    assert seen == [True, False]  # from the top layer down
+    assert_close(got[0], ref[0])
+    assert_close(got[1], ref[1])
+
+
+def test_weight_updates_between_calls_are_seen():
+    # Nothing derived from the weights outlives a call: an in-place update
+    # (as an optimizer does) shows in the next call.
+    p = Problem('lstm', 2, True, [4, 3, 1], seed=7)
+    with using_config('use_ideep', 'always'):
+        ws = [[Variable(w.copy()) for w in wl] for wl in p.ws]
+        bs = [[Variable(b.copy()) for b in bl] for bl in p.bs]
+        p.call(p.hx, p.cx, ws, bs, p.xs)
+        for wl, bl in zip(ws, bs):
+            for v in wl + bl:
+                v.array[...] += numpy.float32(0.25)
+        hy, cy, ys = p.call(p.hx, p.cx, ws, bs, p.xs)
+    with using_config('use_ideep', 'never'):
+        ref = p.call(p.hx, p.cx, [[w.array for w in wl] for wl in ws],
+                     [[b.array for b in bl] for bl in bs], p.xs)
+    assert_close([hy.array, cy.array] + [y.array for y in ys],
+                 [ref[0].array, ref[1].array] + [y.array for y in ref[2]])
+
+
 @pytest.mark.parametrize('kind,bi', [('lstm', True), ('gru', False),
                                      ('rnn_tanh', True)])
 def test_dropout_same_masks(kind, bi):
@@ -163,8 +248,12 @@ def test_dropout_same_masks(kind, bi):
         assert_close(p.run('always', ratio=0.4)[0], p.run('never')[0])
 
 
-def test_device_arrays_stay_on_device():
-    p = Problem('lstm', 2, True, [4, 2, 1])
+@pytest.mark.parametrize('kind,bi', [('lstm', True), ('lstm', False),
+                                     ('gru', True)])
+def test_device_arrays_stay_on_device(kind, bi):
+    # Outputs and gradients come back as mdarrays (views of the native
+    # results' rows where they can, without copies).
+    p = Problem(kind, 2, bi, [4, 2, 1], extra_rows=1)
     ref = p.run('never')
     got = p.run('never', device=True)  # mdarray inputs take the route
     assert p.out_types == {intel64.mdarray}
@@ -428,6 +517,16 @@ def test_native_bad_input_raises():
     with pytest.raises(TypeError, match='rnn_forward'):
         dnnl.rnn_forward('lstm', True, [3, 2], [x.astype(numpy.float64)],
                          [h], [h], [w], [wi], [b])
+    t = intel64.from_numpy(numpy.arange(12, dtype=numpy.float32).reshape(4, 3))
+    parts = dnnl.rnn_split_rows(t, [3, 1])
+    assert [tuple(a.shape) for a in parts] == [(3, 3), (1, 3)]
+    numpy.testing.assert_array_equal(numpy.asarray(parts[1]), [[9, 10, 11]])
+    rows = dnnl.rnn_split_rows(t, [1] * 4, squeeze=True)
+    assert [tuple(a.shape) for a in rows] == [(3,)] * 4
+    with pytest.raises(ValueError, match='rnn_split_rows'):
+        dnnl.rnn_split_rows(t, [2, 1])
+    with pytest.raises(ValueError, match='rnn_split_rows'):
+        dnnl.rnn_split_rows(t, [2, 2], squeeze=True)
     with pytest.raises(ValueError, match='lstm_cell_forward'):
         dnnl.lstm_cell_forward(numpy.zeros((2, 3), numpy.float32),
                                numpy.zeros((2, 5), numpy.float32))
