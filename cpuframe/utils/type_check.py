@@ -5,6 +5,7 @@ Comparisons between them build expressions that remember how they were
 written, so a failed ``expect`` reports both the expectation
 (``in_types[0].ndim >= 2``) and the actual values (``1 < 2``).
 """
+import math
 import operator
 
 import numpy
@@ -254,7 +255,7 @@ class TypeInfo:
         self.shape = tuple(shape)
         self.dtype = numpy.dtype(dtype)
         self.ndim = len(self.shape)
-        self.size = int(numpy.prod(self.shape, dtype=numpy.int64))
+        self.size = math.prod(int(n) for n in self.shape)
 
     def __repr__(self):
         return '<{} shape={} dtype={}>'.format(
