@@ -15,8 +15,10 @@ model on the Intel64 device), ``numpy`` (``use_ideep='never'``) and
 ``--torch-python``).
 
 Each path runs in its own worker process. All workers of a model start
-together and are driven one iteration at a time in turn (interleaved), so a
-change in the machine's load falls on every path alike. One iteration:
+together and are driven one iteration at a time in turn (interleaved, the
+first one rotating, with a pause of ``--settle`` seconds before each step so
+that the previous worker's threads stop spinning), so a change in the
+machine's load falls on every path alike. One iteration:
 clear the gradients, forward + loss (timed as ``fwd``), backward (forward +
 backward timed as ``fwdbwd``); no optimizer update. Warm-up iterations are
 not counted. The table and the JSON report medians (and the minimum).
@@ -331,7 +333,13 @@ def run_model(model, paths, args, pythons, log_dir):
         if it == args.warmup:
             for w in live:
                 w.request('timed')
-        for w in list(live):
+        # Rotate who goes first, so no path always follows the same one.
+        shift = it % len(live) if live else 0
+        for w in live[shift:] + live[:shift]:
+            if len(live) > 1 and args.settle > 0:
+                # Let the previous worker's BLAS/OpenMP threads stop
+                # spinning before this one starts.
+                time.sleep(args.settle)
             msg = w.request('step')
             if msg['status'] != 'ok':
                 results[w.path] = {'error': msg.get('reason'), 'fwd_ms': None,
@@ -400,6 +408,8 @@ def main(argv=None):
                     help='intel64 path on NumPy arrays (routes still taken) '
                     'instead of the model on the Intel64 device')
     ap.add_argument('--json', default=None)
+    ap.add_argument('--settle', type=float, default=0.2,
+                    help='seconds of pause before each worker\'s step')
     ap.add_argument('--timeout', type=float, default=1800.0,
                     help='seconds a worker may take for one request')
     ap.add_argument('--worker', default=None, help=argparse.SUPPRESS)
