@@ -701,8 +701,10 @@ void lstm_row_backward_scalar(const float* g, const float* c, const float* cp, c
 #define CPUFRAME_RNN_AVX512 1
 
 // exp with a Cephes-style polynomial (about 1 ulp), 2^n applied by scalef.
+// The clamp keeps NaN: max/min return their second operand when one is NaN,
+// so x goes second (NaN in, NaN out, as the NumPy path).
 __attribute__((target("avx512f"))) inline __m512 exp16(__m512 x) {
-    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
+    x = _mm512_min_ps(_mm512_set1_ps(88.0f), _mm512_max_ps(_mm512_set1_ps(-87.0f), x));
     const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);

@@ -551,3 +551,32 @@ def test_backward_under_never_after_routed_forward():
     n_w = len(p.ws) * N_WEIGHTS['gru']
     assert_close([x.grad for x in xs], ref[1][1:1 + len(xs)])
     assert len(ref[1]) == 1 + len(xs) + 2 * n_w
+
+
+@pytest.mark.parametrize('special', [numpy.nan, numpy.inf, -numpy.inf, 1e30])
+def test_non_finite_and_huge_inputs_match_numpy(special):
+    # NaN must come out NaN (never clamped into a finite value), infinities
+    # and huge values must saturate the gates as the NumPy path does.
+    rng = numpy.random.default_rng(5)
+    ws = [[(rng.standard_normal((4, 3 if j < 4 else 4)) * 0.5).astype(
+        numpy.float32) for j in range(8)]]
+    bs = [[rng.standard_normal(4).astype(numpy.float32) for _ in range(8)]]
+    xs = [rng.standard_normal((2, 3)).astype(numpy.float32)
+          for _ in range(3)]
+    xs[0][0, 1] = special
+    hx = numpy.zeros((1, 2, 4), numpy.float32)
+    c = rng.standard_normal((2, 4)).astype(numpy.float32)
+    x = rng.standard_normal((2, 16)).astype(numpy.float32)
+    x[1, ::3] = special
+    results = []
+    for mode in ('never', 'always'):
+        with using_config('use_ideep', mode):
+            hy, cy, ys = F.n_step_lstm(1, 0.0, hx, hx, ws, bs, xs)
+            cn, h = F.lstm(c, x)
+            results.append([numpy.asarray(a.array)
+                            for a in (hy, cy, ys[-1], cn, h)])
+    for got, want in zip(results[1], results[0]):
+        numpy.testing.assert_array_equal(numpy.isnan(got), numpy.isnan(want))
+        finite = ~numpy.isnan(want)
+        numpy.testing.assert_allclose(got[finite], want[finite], rtol=1e-4,
+                                      atol=1e-5)
