@@ -1,8 +1,14 @@
-// Element-wise ops on oneDNN's eltwise primitives: ReLU and leaky ReLU.
+// Element-wise ops: ReLU and leaky ReLU.
 //
-// Inputs are plain C-contiguous NumPy buffers, so an element-wise op does not
-// care about their shape: every array is described to oneDNN as one dimension of
-// x.size elements, and arrays of equal size share a primitive whatever their shape.
+// Inputs are plain C-contiguous NumPy buffers or native Tensors read as their
+// flat physical buffer, so an element-wise op does not care about shape or
+// layout. The NumPy-buffer versions (relu_forward/relu_backward, with a
+// negative slope) run oneDNN's eltwise primitives, one primitive per element
+// count, as does the Tensor version of the ReLU gradient (relu_grad). The
+// Tensor version of the ReLU forward (relu) is a loop of ours: oneDNN's relu
+// kernel turns NaN into 0 where the NumPy path keeps it; the op is memory
+// bound, and the loop is as fast as the primitive.
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 
@@ -113,6 +119,17 @@ TensorPtr dense(const TensorPtr& t) {
     return t->reordered(plain_desc(md.get_dims()));
 }
 
+// y = x where x > 0 or x is NaN, else 0, over n floats. oneDNN's eltwise_relu
+// maps NaN to 0 where the NumPy path (maximum) keeps it; this loop keeps it,
+// at the same memory traffic (it is memory bound either way).
+void relu_flat(const float* x, float* y, std::int64_t n) {
+    py::gil_scoped_release release;
+#if defined(CPUFRAME_HAVE_OPENMP)
+#pragma omp parallel for simd schedule(static) if (n >= (std::int64_t{1} << 16))
+#endif
+    for (std::int64_t i = 0; i < n; ++i) y[i] = x[i] <= 0.0f ? 0.0f : x[i];
+}
+
 memory::desc flat_desc_of(const Tensor& t) {
     return flat_f32_desc(static_cast<memory::dim>(t.nbytes() / sizeof(float)));
 }
@@ -121,17 +138,28 @@ TensorPtr relu_tensor(const py::object& x_obj) {
     constexpr const char* fn = "relu";
     TensorPtr x = dense(as_tensor(fn, "x", x_obj));
     TensorPtr y = Tensor::empty(x->desc(), x->shape());
-    const memory::dim n = static_cast<memory::dim>(x->nbytes() / sizeof(float));
+    const std::int64_t n = static_cast<std::int64_t>(x->nbytes() / sizeof(float));
     if (x->size() == 0) return y;
-    guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()); }, [&] {
-        const memory::desc md = flat_desc_of(*x);
-        dnnl::primitive relu = PrimitiveCache::global().get_or_create(
-            relu_key("eltwise_forward", n, 0.0f), [&] {
-                return dnnl::eltwise_forward(relu_forward_pd(md, 0.0f));
-            });
-        execute(relu, {{DNNL_ARG_SRC, x->mem_as(md)}, {DNNL_ARG_DST, y->mem_as(md)}});
-    });
+    relu_flat(static_cast<const float*>(x->data()), static_cast<float*>(y->data()), n);
     return y;
+}
+
+// Whether a float32 buffer holds a NaN (padding of blocked layouts is zero).
+bool has_nan_flat(const float* p, std::int64_t n) {
+    py::gil_scoped_release release;
+    int found = 0;
+#if defined(CPUFRAME_HAVE_OPENMP)
+#pragma omp parallel for simd schedule(static) reduction(|: found) \
+    if (n >= (std::int64_t{1} << 16))
+#endif
+    for (std::int64_t i = 0; i < n; ++i) found |= (p[i] != p[i]);
+    return found != 0;
+}
+
+bool has_nan(const py::object& x_obj) {
+    TensorPtr x = as_tensor("has_nan", "x", x_obj);
+    return has_nan_flat(static_cast<const float*>(x->data()),
+                        static_cast<std::int64_t>(x->nbytes() / sizeof(float)));
 }
 
 TensorPtr relu_grad_tensor(const py::object& y_obj, const py::object& gy_obj) {
@@ -173,6 +201,8 @@ void register_eltwise(py::module_& m) {
 
 Computed on the flat physical buffer, so any layout works without a reorder.
 )doc");
+    m.def("has_nan", &has_nan, py::arg("x"),
+          "Whether a Tensor (or float32 ndarray) holds a NaN; reads its physical buffer.");
     m.def("relu_grad", &relu_grad_tensor, py::arg("y"), py::arg("gy"),
           R"doc(Gradient of relu from its output: gx = gy * (y > 0), in y's layout.
 

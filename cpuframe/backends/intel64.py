@@ -166,6 +166,18 @@ def any_native(inputs):
     return any(is_native_array(x) for x in inputs)
 
 
+def has_nan(x):
+    """Whether the float32 array or mdarray ``x`` holds a NaN.
+
+    For routes whose oneDNN kernel drops NaN where the NumPy path keeps it
+    (max pooling): they decline such inputs in ``intel64_supports``. One
+    read of the array, no copy.
+    """
+    if is_native_array(x):
+        return bool(native().has_nan(x))
+    return x.size > 0 and bool(numpy.isnan(x.min()))
+
+
 def large_enough(x, threshold):
     """True when ``x`` (an array or shape) has at least ``threshold`` elements.
 
