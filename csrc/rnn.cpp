@@ -864,6 +864,9 @@ struct LstmDir {
     TensorPtr hy, cy;                   // (B, N)
 };
 
+// The fewest sequences a part of an LSTM layer gets (see rnn_forward).
+constexpr i64 kLstmMinPartRows = 32;
+
 // The sequences (state rows) are dealt out to P parts, contiguous ranges
 // [bounds[p], bounds[p + 1]) with about the same number of steps each. Rows
 // are independent, and a part's rows of step t are a contiguous slice of the
@@ -1087,10 +1090,14 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
             row += b;
         }
         // parts per direction: the threads left over by the directions, at
-        // least 4 sequences a part
+        // least kLstmMinPartRows sequences a part (a step's GEMM of fewer rows
+        // on one thread loses to the whole team on all rows: ptb_lstm, batch
+        // 20 on 2 threads, one part 28 + 48 ms per layer forward + backward,
+        // two parts of 10 rows 38 + 57 ms)
         L->bounds = part_bounds(
-            batches, std::max<i64>(1, std::min<i64>(threads / static_cast<i64>(D),
-                                                    batches[0] / 4)));
+            batches,
+            std::max<i64>(1, std::min<i64>(threads / static_cast<i64>(D),
+                                           batches[0] / kLstmMinPartRows)));
         const std::size_t P_parts = L->bounds.size() - 1;
         L->y = y;
         L->dirs.resize(D);

@@ -141,7 +141,7 @@ def test_wide_batch_split_into_parts(kind, bi, native_calls):
     # Big enough to run multi-threaded: with two threads a unidirectional
     # layer deals its rows out to two parts run side by side (exact).
     rng = numpy.random.default_rng(8)
-    lengths = rng.integers(1, 6, 20).tolist()
+    lengths = rng.integers(1, 6, 70).tolist()
     p = Problem(kind, 2, bi, lengths, in_size=64, n_units=96, extra_rows=1)
     ref_out, ref_grads = p.run('never')
     out, grads = p.run('always')
@@ -155,7 +155,7 @@ def test_lstm_parts_uneven_lengths_odd_units(bi, native_calls):
     # parts by contiguous ranges of sequences when threads allow) and a unit
     # count that is no multiple of the vector width.
     rng = numpy.random.default_rng(9)
-    lengths = rng.integers(1, 13, 24).tolist()
+    lengths = rng.integers(1, 13, 70).tolist()
     p = Problem('lstm', 2, bi, lengths, in_size=64, n_units=100,
                 extra_rows=2, seed=4)
     ref_out, ref_grads = p.run('never')
