@@ -4,6 +4,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <memory>
+#include <vector>
+#include <utility>
+#include <unordered_map>
+#include <string>
+#include <mutex>
 
 #include <sys/mman.h>
 
@@ -383,16 +389,18 @@ py::array Tensor::to_numpy() const {
     return out;
 }
 
-void Tensor::zero_padding() {
-    if (!has_padding() || md_.get_format_kind() != memory::format_kind::blocked) return;
-    // oneDNN primitives assume zeros there; element-wise NumPy updates on the
-    // raw buffer (x + 1, x / y) may have written something else. Visit, per
-    // padded axis, the slab of indices beyond the logical size.
-    const memory::dims dims = md_.get_dims(), padded = md_.get_padded_dims();
-    const memory::dims strides = md_.get_strides(), blks = md_.get_inner_blks(),
-                       idxs = md_.get_inner_idxs();
-    const int n = md_.get_ndims();
-    const std::size_t elem = memory::data_type_size(md_.get_data_type());
+namespace {
+
+// The padding of a blocked layout as runs (first element, count) of its
+// physical buffer, sorted and merged.
+using PaddingRuns = std::vector<std::pair<std::size_t, std::size_t>>;
+
+PaddingRuns padding_runs(const memory::desc& md) {
+    // Visit, per padded axis, the slab of indices beyond the logical size.
+    const memory::dims dims = md.get_dims(), padded = md.get_padded_dims();
+    const memory::dims strides = md.get_strides(), blks = md.get_inner_blks(),
+                       idxs = md.get_inner_idxs();
+    const int n = md.get_ndims();
     memory::dims block(n, 1);  // product of a dim's inner blocks
     for (std::size_t k = 0; k < blks.size(); ++k) block[idxs[k]] *= blks[k];
     auto offset = [&](const memory::dims& idx) {
@@ -408,14 +416,14 @@ void Tensor::zero_padding() {
         }
         return off + inner;
     };
-    char* base = static_cast<char*>(data_);
+    std::vector<std::size_t> offsets;
     for (int d = 0; d < n; ++d) {
         if (padded[d] == dims[d]) continue;
         memory::dims lo(n, 0), hi = padded;
         lo[d] = dims[d];
         memory::dims idx = lo;
         while (true) {
-            std::memset(base + offset(idx) * elem, 0, elem);
+            offsets.push_back(static_cast<std::size_t>(offset(idx)));
             int a = n - 1;
             while (a >= 0 && ++idx[a] == hi[a]) {
                 idx[a] = lo[a];
@@ -423,6 +431,48 @@ void Tensor::zero_padding() {
             }
             if (a < 0) break;
         }
+    }
+    std::sort(offsets.begin(), offsets.end());
+    offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+    PaddingRuns runs;
+    for (std::size_t off : offsets) {
+        if (!runs.empty() && runs.back().first + runs.back().second == off) {
+            ++runs.back().second;
+        } else {
+            runs.emplace_back(off, 1);
+        }
+    }
+    return runs;
+}
+
+// The runs of a layout, computed once per layout (a bounded cache: the
+// layouts of a model's weights and activations are few).
+std::shared_ptr<const PaddingRuns> cached_padding_runs(const memory::desc& md) {
+    static std::mutex mutex;
+    static std::unordered_map<std::string, std::shared_ptr<const PaddingRuns>> cache;
+    const std::string key = desc_key(md);
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto it = cache.find(key);
+        if (it != cache.end()) return it->second;
+    }
+    auto runs = std::make_shared<const PaddingRuns>(padding_runs(md));
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cache.size() >= 4096) cache.clear();
+    cache.emplace(key, runs);
+    return runs;
+}
+
+}  // namespace
+
+void Tensor::zero_padding() {
+    if (!has_padding() || md_.get_format_kind() != memory::format_kind::blocked) return;
+    // oneDNN primitives assume zeros there; element-wise NumPy updates on the
+    // raw buffer (x + 1, x / y) may have written something else.
+    const std::size_t elem = memory::data_type_size(md_.get_data_type());
+    char* base = static_cast<char*>(data_);
+    for (const auto& run : *cached_padding_runs(md_)) {
+        std::memset(base + run.first * elem, 0, run.second * elem);
     }
 }
 

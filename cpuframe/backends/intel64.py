@@ -276,6 +276,7 @@ def _elementwise(ufunc, inputs, out):
         return NotImplemented
     shape = ref.shape
     ops = []
+    probe = []  # the operands at a padding position: 0 for every array
     for x in inputs:
         if isinstance(x, tensor_type):
             if x.shape != shape:
@@ -283,27 +284,35 @@ def _elementwise(ufunc, inputs, out):
             if not x.same_layout(ref):
                 x = x.reorder_to_layout_of(ref)
             ops.append(x.raw_view())
+            probe.append(numpy.float32(0))
         elif isinstance(x, numpy.ndarray):
             if x.ndim == 0 and x.dtype.kind in 'biuf':
                 ops.append(x)
+                probe.append(x)
                 continue
             if x.shape != shape or x.dtype != numpy.float32:
                 return NotImplemented
             t = tensor_type.empty_like(ref)
             t.copy_from(x)
             ops.append(t.raw_view())
+            probe.append(numpy.float32(0))
         elif isinstance(x, _SCALAR_TYPES) and not isinstance(x, complex):
             ops.append(x)
+            probe.append(x)
         else:
             return NotImplemented
     if out_t is None:
         out_t = tensor_type.empty_like(ref)
     if out_t.has_padding:
         # The zeros of a blocked layout's padding take part too (0 / 0 and
-        # the like): silence what they raise, then restore the zeros.
+        # the like): silence what they raise, then restore the zeros unless
+        # the ufunc maps zeros (and these scalars) to zero anyway, as the
+        # optimizers' updates do (a + b, a * s, a / (sqrt(b) + eps), ...).
         with numpy.errstate(divide='ignore', invalid='ignore'):
             ufunc(*ops, out=out_t.raw_view())
-        out_t.zero_padding()
+            keeps_zeros = ufunc(*probe) == 0
+        if not keeps_zeros:
+            out_t.zero_padding()
     else:
         ufunc(*ops, out=out_t.raw_view())
     return out_t

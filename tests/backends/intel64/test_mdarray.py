@@ -280,3 +280,40 @@ def test_bad_input_raises_python_errors():
 
 def test_cpuframe_namespace_unchanged():
     assert cpuframe.Variable is Variable
+
+
+@pytest.mark.parametrize('update', [
+    lambda a, b: a.__iadd__(1.0),             # padding would become 1
+    lambda a, b: a.__imul__(3.0),             # keeps zeros: no repair needed
+    lambda a, b: a.__iadd__(b * 0.5),         # keeps zeros
+    lambda a, b: a.__itruediv__(b),           # 0 / 0 in the padding
+    lambda a, b: numpy.sqrt(a * a, out=a),    # keeps zeros
+    lambda a, b: numpy.exp(a, out=a),         # padding would become 1
+])
+def test_padding_is_exactly_zero_after_elementwise_updates(update):
+    # A weight of 100 x 784 adopts a blocked layout padded on both axes
+    # (the inner product picks it), and an activation of 3 channels gets
+    # padded to a channel block by a convolution.
+    import cpuframe.functions as F
+    from cpuframe.configuration import using_config
+    rng = numpy.random.default_rng(7)
+    W = intel64.from_numpy(rng.random((100, 784), numpy.float32) + 0.5)
+    x = intel64.from_numpy(rng.random((2, 3, 6, 6), numpy.float32))
+    with using_config('use_ideep', 'always'):
+        F.linear(intel64.from_numpy(rng.random((8, 784), numpy.float32)), W)
+        y = F.convolution_2d(x, intel64.from_numpy(
+            rng.random((3, 3, 3, 3), numpy.float32)), pad=1).array
+    padded = [t for t in (W, y) if t.has_padding]
+    if not padded:
+        pytest.skip('oneDNN chose unpadded layouts here')
+    for a in padded:
+        b = a.copy()
+        b += 1.0
+        want = update(numpy.asarray(a).copy(), numpy.asarray(b))
+        update(a, b)
+        numpy.testing.assert_allclose(numpy.asarray(a), numpy.asarray(want),
+                                      rtol=1e-6)
+        # every element outside the logical array is exactly zero
+        assert numpy.count_nonzero(a.raw_view()) <= a.size
+        logical = numpy.count_nonzero(numpy.asarray(a))
+        assert numpy.count_nonzero(a.raw_view()) == logical
