@@ -1,5 +1,6 @@
 """Chainer-style example scripts (tests/compat_scripts: MNIST with the
-Trainer and its extensions, the PTB language model with truncated BPTT) run
+Trainer and its extensions, the PTB language model with truncated BPTT, a
+DCGAN with two optimizers and a custom extension) run
 unmodified through ``python -m cpuframe.compat`` on both backends, on small
 fake copies of the datasets in Chainer's cache layout (no network)."""
 import json
@@ -95,3 +96,30 @@ def test_ptb_example_learns_the_sequence(device, dataset_root, tmp_path):
     assert (result / 'model_iter_240').exists()
     with numpy.load(tmp_path / 'model.npz') as saved:
         assert saved['predictor/l1/upward/W'].shape == (128, 32)
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_dcgan_example_trains_two_models(device, dataset_root, tmp_path):
+    args = ['-b', '32', '-d', device, '--snapshot_interval', '45',
+            '--display_interval', '15']
+    _run('train_dcgan.py', ['-e', '1'] + args, dataset_root, tmp_path)
+    result = tmp_path / 'result'
+    log = json.loads((result / 'log').read_text())
+    assert [entry['iteration'] for entry in log] == [15, 30, 45]
+    dis_loss = [entry['dis/loss'] for entry in log]
+    assert all(numpy.isfinite(dis_loss)) and dis_loss[-1] < dis_loss[0]
+    image = numpy.load(result / 'preview' / 'image00000045.npy')
+    assert image.shape == (4 * 28, 4 * 28) and image.dtype == numpy.uint8
+    for name in ('snapshot_iter_45.npz', 'gen_iter_45.npz',
+                 'dis_iter_45.npz'):
+        assert (result / name).exists()
+    with numpy.load(result / 'gen_iter_45.npz') as gen:
+        assert gen['dc1/W'].shape == (32, 16, 4, 4)
+        assert 'bn0/avg_mean' in gen
+
+    # resume from the trainer snapshot: training goes on from iteration 45
+    _run('train_dcgan.py', ['-e', '2', '--resume',
+                            str(result / 'snapshot_iter_45.npz')] + args,
+         dataset_root, tmp_path)
+    log = json.loads((result / 'log').read_text())
+    assert [entry['iteration'] for entry in log][-1] == 90
