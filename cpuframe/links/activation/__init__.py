@@ -1,5 +1,6 @@
 """Activation links."""
 from cpuframe.links.activation.maxout import Maxout
 from cpuframe.links.activation.prelu import PReLU
+from cpuframe.links.activation.swish import Swish
 
-__all__ = ['Maxout', 'PReLU']
+__all__ = ['Maxout', 'PReLU', 'Swish']

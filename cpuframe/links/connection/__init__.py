@@ -1,4 +1,5 @@
 """Connection links: Linear, convolutions, deconvolutions, embeddings."""
+from cpuframe.links.connection.bias import Bias
 from cpuframe.links.connection.bilinear import Bilinear
 from cpuframe.links.connection.convolution_2d import Convolution2D
 from cpuframe.links.connection.convolution_nd import (
@@ -13,8 +14,14 @@ from cpuframe.links.connection.depthwise_convolution_2d import (
 )
 from cpuframe.links.connection.dilated_convolution_2d import DilatedConvolution2D
 from cpuframe.links.connection.embed_id import EmbedID
+from cpuframe.links.connection.highway import Highway
+from cpuframe.links.connection.inception import Inception
 from cpuframe.links.connection.linear import Linear
+from cpuframe.links.connection.mlp_convolution_2d import MLPConvolution2D
+from cpuframe.links.connection.parameter import Parameter
+from cpuframe.links.connection.scale import Scale
 
-__all__ = ['Bilinear', 'Convolution1D', 'Convolution2D', 'Convolution3D',
+__all__ = ['Bias', 'Bilinear', 'Convolution1D', 'Convolution2D', 'Convolution3D',
            'ConvolutionND', 'Deconvolution2D', 'DeconvolutionND',
-           'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID', 'Linear']
+           'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID', 'Highway',
+           'Inception', 'Linear', 'MLPConvolution2D', 'Parameter', 'Scale']
