@@ -1,28 +1,15 @@
 """Exponentials and logarithms: exp, log, log2, log10, log1p, expm1."""
 import math
 
-from cpuframe import backend, utils
-from cpuframe.function_node import FunctionNode
-from cpuframe.utils import type_check
+from cpuframe.functions.math._unary import UnaryUfunc
 
 
-def _check_float(in_types):
-    type_check.argname(in_types, ('x',))
-    type_check.expect(in_types[0].dtype.kind == 'f')
+class Exp(UnaryUfunc):
+    ufunc = 'exp'
+    retain = 'y'
 
-
-class Exp(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
-
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_outputs((0,))
-        return utils.force_array(backend.get_array_module(x).exp(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        y, = self.get_retained_outputs()
-        return grad_outputs[0] * y,
+    def grad(self, y, gy):
+        return gy * y
 
 
 def exp(x):
@@ -40,18 +27,12 @@ def exp(x):
     return Exp().apply((x,))[0]
 
 
-class Log(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
+class Log(UnaryUfunc):
+    ufunc = 'log'
+    retain = 'x'
 
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_inputs((0,))
-        return utils.force_array(backend.get_array_module(x).log(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] / x,
+    def grad(self, x, gy):
+        return gy / x
 
 
 def log(x):
@@ -63,19 +44,12 @@ def log(x):
     return Log().apply((x,))[0]
 
 
-class Log2(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
+class Log2(UnaryUfunc):
+    ufunc = 'log2'
+    retain = 'x'
 
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_inputs((0,))
-        return utils.force_array(
-            backend.get_array_module(x).log2(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] / x * (1.0 / math.log(2.0)),
+    def grad(self, x, gy):
+        return gy / x * (1.0 / math.log(2.0))
 
 
 def log2(x):
@@ -87,19 +61,12 @@ def log2(x):
     return Log2().apply((x,))[0]
 
 
-class Log10(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
+class Log10(UnaryUfunc):
+    ufunc = 'log10'
+    retain = 'x'
 
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_inputs((0,))
-        return utils.force_array(
-            backend.get_array_module(x).log10(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] / x * (1.0 / math.log(10.0)),
+    def grad(self, x, gy):
+        return gy / x * (1.0 / math.log(10.0))
 
 
 def log10(x):
@@ -111,19 +78,12 @@ def log10(x):
     return Log10().apply((x,))[0]
 
 
-class Log1p(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
+class Log1p(UnaryUfunc):
+    ufunc = 'log1p'
+    retain = 'x'
 
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_inputs((0,))
-        return utils.force_array(
-            backend.get_array_module(x).log1p(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] / (x + 1.0),
+    def grad(self, x, gy):
+        return gy / (x + 1.0)
 
 
 def log1p(x):
@@ -135,20 +95,13 @@ def log1p(x):
     return Log1p().apply((x,))[0]
 
 
-class Expm1(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
+class Expm1(UnaryUfunc):
+    ufunc = 'expm1'
+    retain = 'y'
 
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_outputs((0,))
-        return utils.force_array(
-            backend.get_array_module(x).expm1(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        y, = self.get_retained_outputs()
+    def grad(self, y, gy):
         # d(e^x - 1)/dx = e^x = y + 1
-        return grad_outputs[0] * (y + 1.0),
+        return gy * (y + 1.0)
 
 
 def expm1(x):

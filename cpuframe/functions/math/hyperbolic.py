@@ -1,27 +1,13 @@
 """Hyperbolic functions: sinh, cosh."""
-from cpuframe import backend, utils
-from cpuframe.function_node import FunctionNode
-from cpuframe.utils import type_check
+from cpuframe.functions.math._unary import UnaryUfunc
 
 
-def _check_float(in_types):
-    type_check.argname(in_types, ('x',))
-    type_check.expect(in_types[0].dtype.kind == 'f')
+class Sinh(UnaryUfunc):
+    ufunc = 'sinh'
+    retain = 'x'
 
-
-class Sinh(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
-
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_inputs((0,))
-        return utils.force_array(
-            backend.get_array_module(x).sinh(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * cosh(x),
+    def grad(self, x, gy):
+        return gy * cosh(x)
 
 
 def sinh(x):
@@ -33,19 +19,12 @@ def sinh(x):
     return Sinh().apply((x,))[0]
 
 
-class Cosh(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
+class Cosh(UnaryUfunc):
+    ufunc = 'cosh'
+    retain = 'x'
 
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_inputs((0,))
-        return utils.force_array(
-            backend.get_array_module(x).cosh(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * sinh(x),
+    def grad(self, x, gy):
+        return gy * sinh(x)
 
 
 def cosh(x):

@@ -1,28 +1,14 @@
 """Inverse trigonometric functions: arcsin, arccos, arctan."""
-from cpuframe import backend, utils
-from cpuframe.function_node import FunctionNode
+from cpuframe.functions.math._unary import UnaryUfunc
 from cpuframe.functions.math.sqrt import rsqrt
-from cpuframe.utils import type_check
 
 
-def _check_float(in_types):
-    type_check.argname(in_types, ('x',))
-    type_check.expect(in_types[0].dtype.kind == 'f')
+class Arcsin(UnaryUfunc):
+    ufunc = 'arcsin'
+    retain = 'x'
 
-
-class Arcsin(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
-
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_inputs((0,))
-        return utils.force_array(
-            backend.get_array_module(x).arcsin(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * rsqrt(1.0 - x * x),
+    def grad(self, x, gy):
+        return gy * rsqrt(1.0 - x * x)
 
 
 def arcsin(x):
@@ -34,19 +20,12 @@ def arcsin(x):
     return Arcsin().apply((x,))[0]
 
 
-class Arccos(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
+class Arccos(UnaryUfunc):
+    ufunc = 'arccos'
+    retain = 'x'
 
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_inputs((0,))
-        return utils.force_array(
-            backend.get_array_module(x).arccos(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * -rsqrt(1.0 - x * x),
+    def grad(self, x, gy):
+        return gy * -rsqrt(1.0 - x * x)
 
 
 def arccos(x):
@@ -58,19 +37,12 @@ def arccos(x):
     return Arccos().apply((x,))[0]
 
 
-class Arctan(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
+class Arctan(UnaryUfunc):
+    ufunc = 'arctan'
+    retain = 'x'
 
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_inputs((0,))
-        return utils.force_array(
-            backend.get_array_module(x).arctan(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] / (x * x + 1.0),
+    def grad(self, x, gy):
+        return gy / (x * x + 1.0)
 
 
 def arctan(x):

@@ -1,26 +1,13 @@
 """Trigonometric functions: sin, cos, tan."""
-from cpuframe import backend, utils
-from cpuframe.function_node import FunctionNode
-from cpuframe.utils import type_check
+from cpuframe.functions.math._unary import UnaryUfunc
 
 
-def _check_float(in_types):
-    type_check.argname(in_types, ('x',))
-    type_check.expect(in_types[0].dtype.kind == 'f')
+class Sin(UnaryUfunc):
+    ufunc = 'sin'
+    retain = 'x'
 
-
-class Sin(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
-
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_inputs((0,))
-        return utils.force_array(backend.get_array_module(x).sin(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * cos(x),
+    def grad(self, x, gy):
+        return gy * cos(x)
 
 
 def sin(x):
@@ -32,18 +19,12 @@ def sin(x):
     return Sin().apply((x,))[0]
 
 
-class Cos(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
+class Cos(UnaryUfunc):
+    ufunc = 'cos'
+    retain = 'x'
 
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_inputs((0,))
-        return utils.force_array(backend.get_array_module(x).cos(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * -sin(x),
+    def grad(self, x, gy):
+        return gy * -sin(x)
 
 
 def cos(x):
@@ -55,19 +36,13 @@ def cos(x):
     return Cos().apply((x,))[0]
 
 
-class Tan(FunctionNode):
-    def check_type_forward(self, in_types):
-        _check_float(in_types)
+class Tan(UnaryUfunc):
+    ufunc = 'tan'
+    retain = 'y'
 
-    def forward(self, inputs):
-        x, = inputs
-        self.retain_outputs((0,))
-        return utils.force_array(backend.get_array_module(x).tan(x), x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        y, = self.get_retained_outputs()
+    def grad(self, y, gy):
         # d tan x / dx = 1 / cos^2 x = 1 + tan^2 x
-        return grad_outputs[0] * (y * y + 1.0),
+        return gy * (y * y + 1.0)
 
 
 def tan(x):
