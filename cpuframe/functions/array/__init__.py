@@ -17,6 +17,7 @@ from cpuframe.functions.array.pad import pad  # noqa: F401
 from cpuframe.functions.array.pad_sequence import pad_sequence  # noqa: F401
 from cpuframe.functions.array.repeat import repeat  # noqa: F401
 from cpuframe.functions.array.reshape import reshape  # noqa: F401
+from cpuframe.functions.array.resize_images import resize_images  # noqa: F401,E501
 from cpuframe.functions.array.scatter_add import scatter_add  # noqa: F401
 from cpuframe.functions.array.select_item import select_item  # noqa: F401
 from cpuframe.functions.array.separate import separate  # noqa: F401
@@ -39,4 +40,5 @@ __all__ = ['broadcast', 'broadcast_to', 'cast', 'concat', 'copy', 'dstack',
            'flip', 'fliplr', 'flipud',
            'diagonal',
            'moveaxis', 'rollaxis',
-           'depth2space', 'space2depth']
+           'depth2space', 'space2depth',
+           'resize_images']

@@ -5,8 +5,10 @@ from cpuframe.functions.math.bias import bias, scale
 from cpuframe.functions.math.clip import clip
 from cpuframe.functions.math.cumsum import cumsum
 from cpuframe.functions.math.exponential import exp, expm1, log, log1p, log2, log10
+from cpuframe.functions.math.fmod import fmod
 from cpuframe.functions.math.hyperbolic import cosh, sinh
 from cpuframe.functions.math.inverse_trigonometric import arccos, arcsin, arctan
+from cpuframe.functions.math.linear_interpolate import linear_interpolate
 from cpuframe.functions.math.logsumexp import logsumexp
 from cpuframe.functions.math.maximum import maximum, minimum
 from cpuframe.functions.math.minmax import argmax, argmin, max, min
@@ -17,6 +19,7 @@ from cpuframe.functions.math.sqrt import rsqrt, sqrt
 from cpuframe.functions.math.square import square
 from cpuframe.functions.math.squared_difference import squared_difference
 from cpuframe.functions.math.sum import mean, sum
+from cpuframe.functions.math.tensordot import tensordot
 from cpuframe.functions.math.trigonometric import cos, sin, tan
 
 __all__ = ['absolute', 'add', 'batch_matmul', 'matmul', 'neg', 'mean', 'sum',
@@ -32,4 +35,7 @@ __all__ = ['absolute', 'add', 'batch_matmul', 'matmul', 'neg', 'mean', 'sum',
            'average',
            'cosh', 'sinh',
            'arccos', 'arcsin', 'arctan',
-           'bias', 'scale']
+           'bias', 'scale',
+           'tensordot',
+           'fmod',
+           'linear_interpolate']
