@@ -33,6 +33,28 @@ class FunctionNode:
     _retained_output_data = None
     _output_meta = None
     lazy_grad_sum = False
+    #: Set True by a node whose backward can write its input gradient over
+    #: the output gradient it receives; the engine then says, per output, in
+    #: ``donated_grad_outputs`` whether that may happen (see there).
+    accepts_donated_grads = False
+    _donated_grad_outputs = None
+
+    @property
+    def donated_grad_outputs(self):
+        """During ``backward``: per output, whether its gradient is donated.
+
+        A donated gradient array is referenced by nothing but the backward
+        engine (no user variable, no other pending gradient, no view; not
+        recorded for double backprop), so ``backward`` may overwrite it in
+        place instead of allocating its result: at the bottom of a deep
+        network this drops one activation-sized buffer from the peak.  Only
+        nodes with ``accepts_donated_grads`` are told; otherwise (and outside
+        ``backward``) every entry is False.
+        """
+        flags = self._donated_grad_outputs
+        if flags is None:
+            return (False,) * len(self.outputs or ())
+        return flags
 
     @property
     def label(self):

@@ -7,6 +7,7 @@ its array unless backward needs it (Chainer's aggressive buffer release).
 """
 import heapq
 import itertools
+import sys
 import weakref
 
 import numpy
@@ -565,6 +566,40 @@ def _check_nan(arrays, what):
             raise RuntimeError('NaN or Inf detected in {}'.format(what))
 
 
+def _ref_counts(gys, i):
+    # The references to gys[i] and to its array, as seen from here.  The
+    # engine's own references are measured once on a probe built the way
+    # gradients are (_ENGINE_REFS); more than that means someone else holds
+    # the gradient or its array.  Keep this the only place that counts.
+    g = gys[i]
+    return sys.getrefcount(g), sys.getrefcount(g._array)
+
+
+def _probe_engine_refs():
+    gys = (Variable(numpy.empty(1, numpy.float32), requires_grad=False),)
+    return _ref_counts(gys, 0)
+
+
+def _owns_buffer(array):
+    if isinstance(array, numpy.ndarray):
+        return bool(array.flags.owndata and array.flags.writeable)
+    from cpuframe.backends import intel64
+    return intel64.owns_buffer(array)
+
+
+def _donated(gys):
+    """Per gradient of gys: whether only the engine refers to it."""
+    flags = []
+    for i in range(len(gys)):
+        if gys[i] is None or gys[i]._array is None:
+            flags.append(False)
+            continue
+        n_var, n_array = _ref_counts(gys, i)
+        flags.append(n_var <= _ENGINE_REFS[0] and n_array <= _ENGINE_REFS[1]
+                     and _owns_buffer(gys[i]._array))
+    return tuple(flags)
+
+
 def _needed_functions(output_nodes, target_nodes):
     """The functions through which some output depends on some target."""
     funcs = {}
@@ -644,14 +679,22 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     needed.get(node.creator_node, False)))
             if not targets:
                 continue
-            gxs = func._call_backward(targets, gys)
+            if func.accepts_donated_grads and not enable_double_backprop:
+                func._donated_grad_outputs = _donated(gys)
+            try:
+                gxs = func._call_backward(targets, gys)
+            finally:
+                func._donated_grad_outputs = None
             for i, gx in zip(targets, gxs):
                 if gx is None:
                     continue
                 node = func.inputs[i]
                 grads.setdefault(node, []).append(gx)
                 push(node.creator_node)
-            del gys, gxs
+            # Drop every reference to this step's gradients (the loop
+            # variable too): a gradient the engine alone holds may be
+            # overwritten in place by the node that consumes it.
+            gys = gxs = gx = None
 
     if target_nodes is not None:
         for node in target_nodes:
@@ -662,3 +705,7 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
         return results
     return {node: _add_grads(gs, enable_double_backprop)
             for node, gs in grads.items() if gs}
+
+
+# What the engine's own references to a gradient count as (see _ref_counts).
+_ENGINE_REFS = _probe_engine_refs()

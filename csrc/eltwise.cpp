@@ -162,7 +162,8 @@ bool has_nan(const py::object& x_obj) {
                         static_cast<std::int64_t>(x->nbytes() / sizeof(float)));
 }
 
-TensorPtr relu_grad_tensor(const py::object& y_obj, const py::object& gy_obj) {
+TensorPtr relu_grad_tensor(const py::object& y_obj, const py::object& gy_obj,
+                           bool overwrite_gy) {
     constexpr const char* fn = "relu_grad";
     TensorPtr y = dense(as_tensor(fn, "y", y_obj));
     TensorPtr gy = as_tensor(fn, "gy", gy_obj);
@@ -170,10 +171,20 @@ TensorPtr relu_grad_tensor(const py::object& y_obj, const py::object& gy_obj) {
         throw py::value_error(std::string(fn) + ": expected y and gy of the same shape, got y " +
                               shape_str(y->shape()) + " and gy " + shape_str(gy->shape()));
     }
-    TensorPtr gx = Tensor::empty(y->desc(), y->shape());
-    if (y->size() == 0) return gx;
+    if (y->size() == 0) return Tensor::empty(y->desc(), y->shape());
+    TensorPtr gx;
     guard_dnnl(fn, [&] { return "y " + shape_str(y->shape()); }, [&] {
+        const TensorPtr given = gy;
         gy = in_layout(gy, y->desc());  // gy may come in another layout
+        // oneDNN's eltwise backward may write diff_src over diff_dst: do it
+        // into a reordered copy of gy (ours alone), or into gy itself when
+        // the caller gives it up and no view shares its buffer.
+        const bool copied = gy->data() != given->data();
+        if (copied || (overwrite_gy && gy->owns_buffer_exclusively())) {
+            gx = gy;
+        } else {
+            gx = Tensor::empty(y->desc(), y->shape());
+        }
         const memory::desc md = flat_desc_of(*y);
         const memory::dim n = md.get_dims()[0];
         PrimitiveKey key("eltwise_backward");
@@ -204,9 +215,13 @@ Computed on the flat physical buffer, so any layout works without a reorder.
     m.def("has_nan", &has_nan, py::arg("x"),
           "Whether a Tensor (or float32 ndarray) holds a NaN; reads its physical buffer.");
     m.def("relu_grad", &relu_grad_tensor, py::arg("y"), py::arg("gy"),
+          py::arg("overwrite_gy") = false,
           R"doc(Gradient of relu from its output: gx = gy * (y > 0), in y's layout.
 
-gy is reordered to y's layout first when the two differ.
+gy is reordered to y's layout first when the two differ (gx is then written
+over that copy). With overwrite_gy=True the caller gives gy up: when gy is in
+y's layout and alone holds its buffer (owns_buffer), gx is written over gy
+and gy itself is returned.
 )doc");
     m.def("relu_forward", &relu_forward, py::arg("x"), py::arg("negative_slope") = 0.0f,
           R"doc(Rectified linear unit, or leaky ReLU when negative_slope != 0.

@@ -289,7 +289,9 @@ TensorPtr Tensor::empty(const memory::desc& md, Shape shape) {
     }
     std::shared_ptr<void> buf = allocate(md.get_size());
     void* data = buf.get();
-    return TensorPtr(new Tensor(md, std::move(shape), data, std::move(buf)));
+    TensorPtr t(new Tensor(md, std::move(shape), data, std::move(buf)));
+    t->allocated_ = true;
+    return t;
 }
 
 TensorPtr Tensor::empty_like(const Tensor& like) { return empty(like.md_, like.shape_); }
@@ -345,6 +347,7 @@ void Tensor::reorder_inplace(const memory::desc& md) {
     data_ = t->data_;
     owner_ = t->owner_;
     mem_ = t->mem_;
+    allocated_ = true;
 }
 
 void Tensor::copy_from(const Tensor& src) {
@@ -792,6 +795,14 @@ Create one with Tensor.from_numpy(a); read it back with to_numpy().
         d["bytes"] = reorder_counters().bytes.load();
         return d;
     }, "Reorders executed since the start (or the last reset): count and bytes written.");
+    m.def(
+        "owns_buffer",
+        [](const py::object& obj) {
+            return is_tensor(obj) && obj.cast<TensorPtr>()->owns_buffer_exclusively();
+        },
+        py::arg("x"),
+        "Whether x is a Tensor that alone holds its buffer (allocated here, no view "
+        "shares it); False for anything else.");
     m.def("tensor_pool_stats", [] {
         const BufferPool::Stats st = buffer_pool().stats();
         py::dict d;

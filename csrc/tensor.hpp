@@ -67,6 +67,13 @@ public:
     void* data() const { return data_; }
     // Shares ownership of the buffer (for views over it).
     const std::shared_ptr<void>& owner() const { return owner_; }
+    // Whether this tensor alone holds its buffer: allocated by empty() (not
+    // wrapping NumPy memory) and not shared by a view (reshape, raw_view).
+    // Only then may an op overwrite it in place when Python says nothing
+    // else refers to the Tensor object.
+    bool owns_buffer_exclusively() const {
+        return allocated_ && owner_ && owner_.use_count() == 1 && data_ == owner_.get();
+    }
     memory::data_type dtype() const { return md_.get_data_type(); }
     // Bytes of the physical buffer, padding of blocked layouts included.
     std::size_t nbytes() const { return md_.get_size(); }
@@ -99,6 +106,7 @@ private:
     void* data_ = nullptr;
     std::shared_ptr<void> owner_;  // keeps the buffer alive (also for raw views)
     memory mem_;
+    bool allocated_ = false;  // the buffer came from empty() (the pool)
 
     friend py::array raw_view(const TensorPtr& t);
 };

@@ -131,6 +131,13 @@ def is_native_array(array):
     return False
 
 
+def owns_buffer(array):
+    """True for an mdarray that alone holds its buffer (no view, no NumPy
+    memory under it): the condition, besides nothing else referring to the
+    object, for overwriting it in place."""
+    return is_native_array(array) and native().owns_buffer(array)
+
+
 def inputs_all_ready(inputs, supported_ndim=(2, 4)):
     """True when every input is an array oneDNN can take as it is.
 

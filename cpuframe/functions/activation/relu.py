@@ -1,4 +1,6 @@
 """Rectified linear unit."""
+import numpy
+
 from cpuframe import backend, utils
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
@@ -31,9 +33,12 @@ class ReLU(FunctionNode):
         self.retain_outputs((0,))
         return intel64.native().relu(inputs[0]),
 
+    accepts_donated_grads = True
+
     def backward(self, indexes, grad_outputs):
         y, = self.get_retained_outputs()
-        return ReLUGrad(y.array).apply((grad_outputs[0],))
+        grad = ReLUGrad(y.array, overwrite_gy=self.donated_grad_outputs[0])
+        return grad.apply((grad_outputs[0],))
 
 
 class ReLUGrad(FunctionNode):
@@ -43,8 +48,11 @@ class ReLUGrad(FunctionNode):
     so its own gradient is the same map applied to ``ggx``.
     """
 
-    def __init__(self, y):
+    def __init__(self, y, overwrite_gy=False):
         self.y = y
+        # gy is given up (donated by the backward engine): gx may be
+        # written over it.
+        self.overwrite_gy = overwrite_gy
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('gy',))
@@ -53,6 +61,10 @@ class ReLUGrad(FunctionNode):
 
     def forward(self, inputs):
         gy, = inputs
+        if self.overwrite_gy and isinstance(gy, numpy.ndarray) and \
+                isinstance(self.y, numpy.ndarray):
+            numpy.multiply(gy, self.y > 0, out=gy)
+            return gy,
         return utils.force_array(gy * (self.y > 0), gy.dtype),
 
     def intel64_on_device(self, inputs):
@@ -66,7 +78,8 @@ class ReLUGrad(FunctionNode):
         return intel64.large_enough(self.y, _AUTO_MIN_SIZE)
 
     def forward_intel64(self, inputs):
-        return intel64.native().relu_grad(self.y, inputs[0]),
+        return intel64.native().relu_grad(self.y, inputs[0],
+                                          overwrite_gy=self.overwrite_gy),
 
     def backward(self, indexes, grad_outputs):
         return ReLUGrad(self.y).apply((grad_outputs[0],))
