@@ -35,8 +35,10 @@ from cpuframe.configuration import (
     using_config,
 )
 from cpuframe.function import Function, FunctionAdapter
+from cpuframe.function_hook import FunctionHook, get_function_hooks
 from cpuframe.function_node import FunctionNode, grad
 from cpuframe.functions.math import basic_math as _basic_math
+from cpuframe.link_hook import LinkHook
 from cpuframe.variable import (
     Parameter,
     Variable,
@@ -51,9 +53,9 @@ _basic_math.install_variable_arithmetics()
 # Chainer's top-level names that live in higher layers, imported on first use
 # so that ``import cpuframe`` stays light and free of import cycles.
 _LAZY_MODULES = (
-    'compat', 'dataset', 'datasets', 'iterators', 'link', 'links',
-    'optimizer', 'optimizer_hooks', 'optimizers', 'reporter', 'sequential',
-    'serializer', 'serializers', 'training',
+    'compat', 'dataset', 'datasets', 'function_hooks', 'iterators', 'link',
+    'link_hooks', 'links', 'optimizer', 'optimizer_hooks', 'optimizers',
+    'reporter', 'sequential', 'serializer', 'serializers', 'training',
 )
 _LAZY_NAMES = {
     'Link': 'link', 'Chain': 'link', 'ChainList': 'link',

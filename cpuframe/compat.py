@@ -19,7 +19,6 @@ _TARGET = 'cpuframe'
 # Chainer module paths whose cpuframe counterpart has another name.
 _RENAMES = {
     'chainer.cuda': 'cpuframe.backends.cuda',
-    'chainer.function_hooks': None,
 }
 
 

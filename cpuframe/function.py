@@ -160,4 +160,17 @@ class Function:
     def unchain(self):
         self.node.unchain()
 
+    @property
+    def local_function_hooks(self):
+        """The hooks added to this function (those of its node)."""
+        return self.node.local_function_hooks
+
+    def add_hook(self, hook, name=None):
+        """Register a FunctionHook for this function only (see FunctionNode)."""
+        self.node.add_hook(hook, name)
+
+    def delete_hook(self, name):
+        """Unregister the hook added under ``name``."""
+        self.node.delete_hook(name)
+
 

@@ -6,11 +6,12 @@ of other FunctionNodes.  An op with a oneDNN kernel also provides
 ``forward_intel64`` and ``intel64_supports(inputs)``; whether that route
 runs is decided here, in ``_choose_intel64``, and nowhere else.
 """
+import collections
 import weakref
 
 import numpy
 
-from cpuframe import backend
+from cpuframe import backend, function_hook
 from cpuframe.backends import intel64
 from cpuframe.configuration import config
 from cpuframe.utils import type_check
@@ -61,9 +62,16 @@ class FunctionNode:
         """The name shown in errors and graph dumps (the class name)."""
         return type(self).__name__
 
+    # The hooks to call for this node (global, then local); () when none.
+    _function_hooks = function_hook.hooks_of
+    _local_function_hooks = None
+
     @property
     def local_function_hooks(self):
-        return {}
+        """The ordered dict ``{name: hook}`` of hooks added to this node."""
+        if self._local_function_hooks is None:
+            self._local_function_hooks = collections.OrderedDict()
+        return self._local_function_hooks
 
     def __repr__(self):
         return '<{} rank={}>'.format(self.label, self.rank)
@@ -83,6 +91,10 @@ class FunctionNode:
         if config.type_check:
             self._check_data_type_forward(in_data)
 
+        hooks = self._function_hooks()
+        for hook in hooks:
+            hook.forward_preprocess(self, in_data)
+
         self._input_indexes_to_retain = None
         self._output_indexes_to_retain = None
         outputs = self._forward_routed(in_data)
@@ -97,6 +109,8 @@ class FunctionNode:
                     'of type {}'.format(self.label, type(y).__name__))
         if config.debug:
             _check_nan(outputs, 'the forward computation of ' + self.label)
+        for hook in hooks:
+            hook.forward_postprocess(self, in_data)
 
         build_graph = requires_grad and config.enable_backprop
         ret = tuple(Variable(y, requires_grad=build_graph) for y in outputs)
@@ -319,7 +333,32 @@ class FunctionNode:
         self._retained_output_data = None
 
     def add_hook(self, hook, name=None):
-        raise NotImplementedError('function hooks are not supported yet')
+        """Register ``hook`` (a FunctionHook) for this node only.
+
+        ``name`` defaults to ``hook.name``; a name already in use here is a
+        ``KeyError``.  Local hooks run after the global ones.
+        """
+        if not isinstance(hook, function_hook.FunctionHook):
+            raise TypeError('{}.add_hook: expected a FunctionHook, got '
+                            '{}'.format(self.label, type(hook).__name__))
+        if name is None:
+            name = hook.name
+        hooks = self.local_function_hooks
+        if name in hooks:
+            raise KeyError('{}.add_hook: a hook named {!r} is already '
+                           'registered'.format(self.label, name))
+        hooks[name] = hook
+        hook.added(self)
+        return self
+
+    def delete_hook(self, name):
+        """Unregister the hook added to this node under ``name``."""
+        hooks = self.local_function_hooks
+        if name not in hooks:
+            raise KeyError('{}.delete_hook: no hook named {!r} is '
+                           'registered'.format(self.label, name))
+        hook = hooks.pop(name)
+        hook.deleted(self)
 
 
 def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,

@@ -5,12 +5,13 @@ values (``add_persistent``); a Chain owns child links by name, a ChainList
 by position.  Parameters are named by their path (``/conv1/W``), the keys
 the serializers and optimizers use.
 """
+import collections
 import contextlib
 import copy as copy_module
 
 import numpy
 
-from cpuframe import backend, initializers
+from cpuframe import backend, initializers, link_hook
 from cpuframe.variable import Parameter
 
 
@@ -258,7 +259,58 @@ class Link(backend.DeviceResident):
         if forward is None:
             raise TypeError('{}: the link defines no forward()'.format(
                 type(self).__name__))
-        return forward(*args, **kwargs)
+        hooks = link_hook.hooks_of(self)
+        if not hooks:
+            return forward(*args, **kwargs)
+        pre = link_hook._ForwardPreprocessCallbackArgs(
+            self, 'forward', args, kwargs)
+        for hook in hooks:
+            hook.forward_preprocess(pre)
+        out = forward(*args, **kwargs)
+        post = link_hook._ForwardPostprocessCallbackArgs(
+            self, 'forward', args, kwargs, out)
+        for hook in hooks:
+            hook.forward_postprocess(post)
+        return out
+
+    # -- hooks ------------------------------------------------------------------
+    _local_link_hooks = None
+
+    @property
+    def local_link_hooks(self):
+        """The ordered dict ``{name: hook}`` of hooks added to this link."""
+        if self._local_link_hooks is None:
+            object.__setattr__(self, '_local_link_hooks',
+                               collections.OrderedDict())
+        return self._local_link_hooks
+
+    def add_hook(self, hook, name=None):
+        """Register ``hook`` (a LinkHook) for this link only; returns self.
+
+        ``name`` defaults to ``hook.name``; a name already in use here is a
+        ``KeyError``.  Local hooks run after the global ones.
+        """
+        if not isinstance(hook, link_hook.LinkHook):
+            raise TypeError('{}.add_hook: expected a LinkHook, got {}'.format(
+                type(self).__name__, type(hook).__name__))
+        if name is None:
+            name = hook.name
+        hooks = self.local_link_hooks
+        if name in hooks:
+            raise KeyError('{}.add_hook: a hook named {!r} is already '
+                           'registered'.format(type(self).__name__, name))
+        hooks[name] = hook
+        hook.added(self)
+        return self
+
+    def delete_hook(self, name):
+        """Unregister the hook added to this link under ``name``."""
+        hooks = self.local_link_hooks
+        if name not in hooks:
+            raise KeyError('{}.delete_hook: no hook named {!r} is '
+                           'registered'.format(type(self).__name__, name))
+        hook = hooks.pop(name)
+        hook.deleted(self)
 
     def printable_specs(self):
         """``(name, value)`` pairs shown in ``repr`` (override in links)."""

@@ -679,12 +679,24 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     needed.get(node.creator_node, False)))
             if not targets:
                 continue
+            hooks = func._function_hooks()
+            if hooks:
+                # Built before _donated: a hook that sees the gradients
+                # keeps them from being overwritten in place.
+                in_data = tuple(node.data for node in func.inputs)
+                out_grad = tuple(g.array for g in gys)
+                for hook in hooks:
+                    hook.backward_preprocess(func, in_data, out_grad)
             if func.accepts_donated_grads and not enable_double_backprop:
                 func._donated_grad_outputs = _donated(gys)
             try:
                 gxs = func._call_backward(targets, gys)
             finally:
                 func._donated_grad_outputs = None
+            if hooks:
+                for hook in hooks:
+                    hook.backward_postprocess(func, in_data, out_grad)
+                del in_data, out_grad
             for i, gx in zip(targets, gxs):
                 if gx is None:
                     continue
