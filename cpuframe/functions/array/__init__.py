@@ -12,6 +12,7 @@ from cpuframe.functions.array.flip import flip, fliplr, flipud  # noqa: F401
 from cpuframe.functions.array.get_item import get_item  # noqa: F401
 from cpuframe.functions.array.hstack import hstack  # noqa: F401
 from cpuframe.functions.array.identity import identity  # noqa: F401
+from cpuframe.functions.array.im2col import im2col  # noqa: F401
 from cpuframe.functions.array.moveaxis import moveaxis, rollaxis  # noqa: F401
 from cpuframe.functions.array.pad import pad  # noqa: F401
 from cpuframe.functions.array.pad_sequence import pad_sequence  # noqa: F401
@@ -21,6 +22,12 @@ from cpuframe.functions.array.resize_images import resize_images  # noqa: F401,E
 from cpuframe.functions.array.scatter_add import scatter_add  # noqa: F401
 from cpuframe.functions.array.select_item import select_item  # noqa: F401
 from cpuframe.functions.array.separate import separate  # noqa: F401
+from cpuframe.functions.array.spatial_transformer_grid import (  # noqa: F401
+    spatial_transformer_grid,
+)
+from cpuframe.functions.array.spatial_transformer_sampler import (  # noqa: F401
+    spatial_transformer_sampler,
+)
 from cpuframe.functions.array.split_axis import split_axis  # noqa: F401
 from cpuframe.functions.array.squeeze import squeeze  # noqa: F401
 from cpuframe.functions.array.stack import stack  # noqa: F401
@@ -41,4 +48,6 @@ __all__ = ['broadcast', 'broadcast_to', 'cast', 'concat', 'copy', 'dstack',
            'diagonal',
            'moveaxis', 'rollaxis',
            'depth2space', 'space2depth',
-           'resize_images']
+           'resize_images',
+           'im2col',
+           'spatial_transformer_grid', 'spatial_transformer_sampler']

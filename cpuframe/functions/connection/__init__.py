@@ -18,8 +18,10 @@ from cpuframe.functions.connection.depthwise_convolution_2d import (
 from cpuframe.functions.connection.dilated_convolution_2d import dilated_convolution_2d
 from cpuframe.functions.connection.embed_id import embed_id
 from cpuframe.functions.connection.linear import linear
+from cpuframe.functions.connection.local_convolution_2d import local_convolution_2d
 
 __all__ = ['bilinear', 'convolution_1d', 'convolution_2d', 'convolution_3d',
            'convolution_nd', 'deconvolution_1d', 'deconvolution_2d',
            'deconvolution_3d', 'deconvolution_nd', 'depthwise_convolution_2d',
-           'dilated_convolution_2d', 'embed_id', 'linear']
+           'dilated_convolution_2d', 'embed_id', 'linear',
+           'local_convolution_2d']

@@ -1,6 +1,7 @@
 """Loss functions: classification, regression, metric learning and VAE."""
 from cpuframe.functions.loss.absolute_error import absolute_error
 from cpuframe.functions.loss.contrastive import contrastive
+from cpuframe.functions.loss.decov import decov
 from cpuframe.functions.loss.hinge import hinge
 from cpuframe.functions.loss.huber_loss import huber_loss
 from cpuframe.functions.loss.mean_absolute_error import mean_absolute_error
@@ -19,4 +20,4 @@ __all__ = ['absolute_error', 'bernoulli_nll', 'contrastive',
            'gaussian_kl_divergence', 'gaussian_nll', 'hinge', 'huber_loss',
            'mean_absolute_error', 'mean_squared_error',
            'sigmoid_cross_entropy', 'softmax_cross_entropy', 'squared_error',
-           'triplet']
+           'triplet', 'decov']

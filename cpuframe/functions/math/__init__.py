@@ -4,9 +4,11 @@ from cpuframe.functions.math.basic_math import absolute, add, batch_matmul, matm
 from cpuframe.functions.math.bias import bias, scale
 from cpuframe.functions.math.clip import clip
 from cpuframe.functions.math.cumsum import cumsum
+from cpuframe.functions.math.det import batch_det, det
 from cpuframe.functions.math.exponential import exp, expm1, log, log1p, log2, log10
 from cpuframe.functions.math.fmod import fmod
 from cpuframe.functions.math.hyperbolic import cosh, sinh
+from cpuframe.functions.math.inv import batch_inv, inv
 from cpuframe.functions.math.inverse_trigonometric import arccos, arcsin, arctan
 from cpuframe.functions.math.linear_interpolate import linear_interpolate
 from cpuframe.functions.math.logsumexp import logsumexp
@@ -38,4 +40,6 @@ __all__ = ['absolute', 'add', 'batch_matmul', 'matmul', 'neg', 'mean', 'sum',
            'bias', 'scale',
            'tensordot',
            'fmod',
-           'linear_interpolate']
+           'linear_interpolate',
+           'batch_det', 'det',
+           'batch_inv', 'inv']

@@ -3,6 +3,10 @@ from cpuframe.functions.normalization.batch_normalization import (
     batch_normalization,
     fixed_batch_normalization,
 )
+from cpuframe.functions.normalization.batch_renormalization import (
+    batch_renormalization,
+    fixed_batch_renormalization,
+)
 from cpuframe.functions.normalization.group_normalization import group_normalization
 from cpuframe.functions.normalization.l2_normalization import normalize
 from cpuframe.functions.normalization.layer_normalization import layer_normalization
@@ -11,5 +15,6 @@ from cpuframe.functions.normalization.local_response_normalization import (
 )
 
 __all__ = ['batch_normalization', 'fixed_batch_normalization',
+           'batch_renormalization', 'fixed_batch_renormalization',
            'group_normalization', 'layer_normalization',
            'local_response_normalization', 'normalize']

@@ -11,6 +11,7 @@ from cpuframe.functions.pooling.max_pooling_nd import (
     max_pooling_3d,
     max_pooling_nd,
 )
+from cpuframe.functions.pooling.roi_pooling_2d import roi_pooling_2d
 from cpuframe.functions.pooling.spatial_pyramid_pooling_2d import (
     spatial_pyramid_pooling_2d,
 )
@@ -26,4 +27,5 @@ __all__ = ['average_pooling_1d', 'average_pooling_2d', 'average_pooling_3d',
            'average_pooling_nd', 'max_pooling_1d', 'max_pooling_2d',
            'max_pooling_3d', 'max_pooling_nd', 'spatial_pyramid_pooling_2d',
            'unpooling_1d', 'unpooling_2d', 'unpooling_3d', 'unpooling_nd',
-           'upsampling_2d']
+           'upsampling_2d',
+           'roi_pooling_2d']

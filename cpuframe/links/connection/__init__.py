@@ -17,11 +17,14 @@ from cpuframe.links.connection.embed_id import EmbedID
 from cpuframe.links.connection.highway import Highway
 from cpuframe.links.connection.inception import Inception
 from cpuframe.links.connection.linear import Linear
+from cpuframe.links.connection.local_convolution_2d import LocalConvolution2D
 from cpuframe.links.connection.mlp_convolution_2d import MLPConvolution2D
 from cpuframe.links.connection.parameter import Parameter
 from cpuframe.links.connection.scale import Scale
+from cpuframe.links.connection.simplified_dropconnect import SimplifiedDropconnect
 
 __all__ = ['Bias', 'Bilinear', 'Convolution1D', 'Convolution2D', 'Convolution3D',
            'ConvolutionND', 'Deconvolution2D', 'DeconvolutionND',
            'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID', 'Highway',
-           'Inception', 'Linear', 'MLPConvolution2D', 'Parameter', 'Scale']
+           'Inception', 'Linear', 'MLPConvolution2D', 'Parameter', 'Scale',
+           'LocalConvolution2D', 'SimplifiedDropconnect']

@@ -9,7 +9,10 @@ from cpuframe.links.rnn.n_step_rnn import (
     NStepRNNReLU,
     NStepRNNTanh,
 )
+from cpuframe.links.rnn.peephole import StatefulPeepholeLSTM
+from cpuframe.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
 
 __all__ = ['GRU', 'LSTM', 'NStepBiGRU', 'NStepBiLSTM', 'NStepBiRNNReLU',
            'NStepBiRNNTanh', 'NStepGRU', 'NStepLSTM', 'NStepRNNReLU',
-           'NStepRNNTanh', 'StatefulGRU', 'StatelessGRU', 'StatelessLSTM']
+           'NStepRNNTanh', 'StatefulGRU', 'StatelessGRU', 'StatelessLSTM',
+           'StatefulPeepholeLSTM', 'StatefulZoneoutLSTM']

@@ -1,0 +1,41 @@
+"""The examples in the docstrings of these function and link modules run."""
+import doctest
+import importlib
+
+import numpy
+import pytest
+
+import cpuframe
+import cpuframe.functions as F
+import cpuframe.links as L
+
+MODULES = [
+    'cpuframe.functions.activation.rrelu',
+    'cpuframe.functions.array.im2col',
+    'cpuframe.functions.array.spatial_transformer_grid',
+    'cpuframe.functions.array.spatial_transformer_sampler',
+    'cpuframe.functions.connection.local_convolution_2d',
+    'cpuframe.functions.loss.decov',
+    'cpuframe.functions.math.det',
+    'cpuframe.functions.math.inv',
+    'cpuframe.functions.noise.gumbel_softmax',
+    'cpuframe.functions.noise.simplified_dropconnect',
+    'cpuframe.functions.noise.zoneout',
+    'cpuframe.functions.normalization.batch_renormalization',
+    'cpuframe.functions.pooling.roi_pooling_2d',
+    'cpuframe.links.connection.local_convolution_2d',
+    'cpuframe.links.connection.simplified_dropconnect',
+    'cpuframe.links.normalization.batch_renormalization',
+    'cpuframe.links.rnn.peephole',
+    'cpuframe.links.rnn.zoneoutlstm',
+]
+
+
+@pytest.mark.parametrize('name', MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    globs = {'np': numpy, 'F': F, 'L': L, 'cpuframe': cpuframe}
+    result = doctest.testmod(module, globs=globs,
+                             optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0
+    assert result.failed == 0
