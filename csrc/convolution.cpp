@@ -16,6 +16,8 @@
 // - Weight gradients are produced in the weight's own layout (w_like), so the
 //   optimizer updates the pair element-wise without a reorder.
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -199,11 +201,71 @@ std::string describe(const char* a, const Shape& sa, const char* b, const Shape&
 
 // -- forward --------------------------------------------------------------------
 
+std::string impl_of(const dnnl::primitive& p) {
+    const char* s = nullptr;
+    dnnl_primitive_desc_query(p.get_primitive_desc(), dnnl_query_impl_info_str, 0, &s);
+    return s ? s : "";
+}
+
+// Keys of convolutions for which oneDNN offers no relu post-op with the same
+// layouts and implementation (their relu runs as a loop after them).
+std::mutex g_unfusable_mutex;
+std::set<std::string> g_unfusable;
+
+// The convolution `conv` (cached under `key`) with a relu post-op on the same
+// layouts and implementation, or an empty primitive when there is none.
+dnnl::primitive conv_relu_primitive(const dnnl::primitive& conv, const PrimitiveKey& key,
+                                    bool with_bias, const Geometry& g) {
+    PrimitiveKey fused_key = key;
+    fused_key.option("post_relu", 1);
+    {
+        std::lock_guard<std::mutex> lock(g_unfusable_mutex);
+        if (g_unfusable.count(fused_key.str())) return dnnl::primitive();
+    }
+    try {
+        return PrimitiveCache::global().get_or_create(fused_key, [&] {
+            dnnl::post_ops ops;
+            ops.append_eltwise(algorithm::eltwise_relu, 0.0f, 0.0f);
+            dnnl::primitive_attr attr;
+            attr.set_post_ops(ops);
+            const memory::desc src = query_md(conv, query::src_md),
+                               w = query_md(conv, query::weights_md),
+                               dst = query_md(conv, query::dst_md);
+            fwd::primitive_desc pd =
+                with_bias ? fwd::primitive_desc(cpu_engine(), fwd_prop(),
+                                                algorithm::convolution_direct, src, w,
+                                                query_md(conv, query::weights_md, 1), dst,
+                                                g.stride, g.dilate, g.pad_l, g.pad_r, attr, true)
+                          : fwd::primitive_desc(cpu_engine(), fwd_prop(),
+                                                algorithm::convolution_direct, src, w, dst,
+                                                g.stride, g.dilate, g.pad_l, g.pad_r, attr, true);
+            if (!pd || std::strcmp(pd.impl_info_str(), impl_of(conv).c_str()) != 0) {
+                throw dnnl::error(dnnl_unimplemented, "no fused relu with the same kernel");
+            }
+            return dnnl::primitive(fwd(pd));
+        });
+    } catch (const dnnl::error&) {
+        std::lock_guard<std::mutex> lock(g_unfusable_mutex);
+        g_unfusable.insert(fused_key.str());
+        return dnnl::primitive();
+    }
+}
+
+// y = x where x > 0 or x is NaN, else 0, in place over n floats (the relu a
+// convolution without a fused post-op gets); any GIL state.
+void relu_in_place(float* y, std::int64_t n) {
+#if defined(CPUFRAME_HAVE_OPENMP)
+#pragma omp parallel for simd schedule(static) if (n >= (std::int64_t{1} << 16))
+#endif
+    for (std::int64_t i = 0; i < n; ++i) y[i] = y[i] <= 0.0f ? 0.0f : y[i];
+}
+
 TensorPtr conv_forward(const py::object& x_obj, const py::object& w_obj, const py::object& b_obj,
                        const std::vector<std::int64_t>& stride,
                        const std::vector<std::int64_t>& dilate,
                        const std::vector<std::int64_t>& pad_l,
-                       const std::vector<std::int64_t>& pad_r, std::int64_t groups) {
+                       const std::vector<std::int64_t>& pad_r, std::int64_t groups,
+                       bool defer) {
     constexpr const char* fn = "convolution_forward";
     TensorPtr x = as_tensor(fn, "x", x_obj);
     TensorPtr W = as_tensor(fn, "W", w_obj);
@@ -250,7 +312,53 @@ TensorPtr conv_forward(const py::object& x_obj, const py::object& w_obj, const p
         if (b) args[DNNL_ARG_BIAS] = arg_memory(b, query_md(conv, query::weights_md, 1), keep);
         TensorPtr y = Tensor::empty(query_md(conv, query::dst_md), y_shape);
         args[DNNL_ARG_DST] = y->mem();
-        execute(conv, args);
+        if (!defer) {
+            execute(conv, args);
+            return y;
+        }
+        // Deferred: computed when y is first read, with relu folded in as a
+        // post-op if relu claims y first (the inputs are kept until then).
+        auto pending = std::make_shared<PendingValues>();
+        const PrimitiveKey key = make_key(w_want);
+        const bool with_bias = b != nullptr;
+        const std::int64_t n = static_cast<std::int64_t>(y->nbytes() / sizeof(float));
+        float* y_data = static_cast<float*>(y->mem().get_data_handle());
+        // The buffers themselves, not only their Tensors: a weight re-laid
+        // out in place later (reorder_inplace) swaps its buffer.
+        std::vector<std::shared_ptr<void>> buffers;
+        for (const TensorPtr& t : keep) buffers.push_back(t->owner());
+        std::vector<std::pair<const float*, std::int64_t>> inputs;
+        for (const TensorPtr& t : keep) {
+            inputs.emplace_back(static_cast<const float*>(t->data()),
+                                static_cast<std::int64_t>(t->nbytes() / sizeof(float)));
+        }
+        pending->relu_fusable = [inputs, buffers] {
+            py::gil_scoped_release release;
+            for (const auto& in : inputs) {
+                if (!all_finite(in.first, in.second)) return false;
+            }
+            return true;
+        };
+        pending->run = [conv, key, with_bias, g, args, buffers, n, y_data](bool relu) {
+            guard_dnnl("convolution_forward", [] { return std::string("deferred output"); },
+                       [&] {
+                           dnnl::primitive fused = relu ? conv_relu_primitive(conv, key,
+                                                                              with_bias, g)
+                                                        : dnnl::primitive();
+                           DeferredCounters& c = deferred_counters();
+                           if (fused) {
+                               execute_any_gil(fused, args);
+                               c.relu_postop.fetch_add(1, std::memory_order_relaxed);
+                               return;
+                           }
+                           execute_any_gil(conv, args);
+                           if (relu) {
+                               relu_in_place(y_data, n);
+                               c.relu_loop.fetch_add(1, std::memory_order_relaxed);
+                           }
+                       });
+        };
+        y->defer(std::move(pending));
         return y;
     });
 }
@@ -431,14 +539,17 @@ void register_convolution(py::module_& m) {
         "forward_training (layouts shared with the backward kernels).");
     m.def("convolution_forward", &conv_forward, py::arg("x"), py::arg("W"), py::arg("b"),
           py::arg("stride"), py::arg("dilate"), py::arg("pad_l"), py::arg("pad_r"),
-          py::arg("groups") = 1,
+          py::arg("groups") = 1, py::arg("defer") = false,
           R"doc(N-d convolution y = x * W (+ b), as a Tensor in the layout oneDNN chose.
 
 x: (N, C, s...) and W: (O, C / groups, k...) Tensors or float32 ndarrays;
 b: (O,) or None. stride, dilate (Chainer's: 1 = dense), pad_l, pad_r: one
 value per spatial axis; output size (s + pad_l + pad_r - (k-1)*dilate - 1)
 // stride + 1. A plain W Tensor is re-laid out in place, once, to the layout
-the primitive wants.
+the primitive wants. With defer=True the values are computed when y is first
+read (fuse_relu may fold a relu post-op in before that); the inputs' buffers
+are kept until then, and any write through raw_view/copy_from computes them
+first.
 )doc");
     m.def("convolution_backward_data", &conv_backward_data, py::arg("gy"), py::arg("W"),
           py::arg("x_shape"), py::arg("stride"), py::arg("dilate"), py::arg("pad_l"),

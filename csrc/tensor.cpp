@@ -296,6 +296,54 @@ TensorPtr Tensor::empty(const memory::desc& md, Shape shape) {
 
 TensorPtr Tensor::empty_like(const Tensor& like) { return empty(like.md_, like.shape_); }
 
+namespace {
+std::mutex g_pending_mutex;
+std::vector<std::weak_ptr<Tensor>> g_pending;
+}  // namespace
+
+DeferredCounters& deferred_counters() {
+    static DeferredCounters* counters = new DeferredCounters();
+    return *counters;
+}
+
+void Tensor::defer(std::shared_ptr<PendingValues> pending) {
+    pending_ = std::move(pending);
+    deferred_counters().deferred.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(g_pending_mutex);
+    // Entries of tensors settled or gone are dropped here now and then (a
+    // forward pass without writes from Python never calls settle_all).
+    if (g_pending.size() >= 64) {
+        g_pending.erase(std::remove_if(g_pending.begin(), g_pending.end(),
+                                       [](const std::weak_ptr<Tensor>& w) {
+                                           TensorPtr t = w.lock();
+                                           return !t || !t->is_pending();
+                                       }),
+                        g_pending.end());
+    }
+    g_pending.push_back(weak_from_this());
+}
+
+bool all_finite(const float* p, std::int64_t n) {
+    int bad = 0;
+#if defined(CPUFRAME_HAVE_OPENMP)
+#pragma omp parallel for simd schedule(static) reduction(|: bad) if (n >= (std::int64_t{1} << 16))
+#endif
+    for (std::int64_t i = 0; i < n; ++i) bad |= !(p[i] - p[i] == 0.0f);
+    return bad == 0;
+}
+
+void settle_all_pending() {
+    std::vector<std::weak_ptr<Tensor>> pending;
+    {
+        std::lock_guard<std::mutex> lock(g_pending_mutex);
+        if (g_pending.empty()) return;
+        pending.swap(g_pending);
+    }
+    for (const std::weak_ptr<Tensor>& w : pending) {
+        if (TensorPtr t = w.lock()) t->settle();
+    }
+}
+
 TensorPtr Tensor::zeros_like(const Tensor& like) {
     TensorPtr t = empty(like.md_, like.shape_);
     std::memset(t->data_, 0, t->nbytes());
@@ -322,6 +370,7 @@ std::int64_t Tensor::size() const {
 }
 
 memory Tensor::mem_as(const memory::desc& md) const {
+    settle();
     if (md == md_) return mem_;
     return memory(md, cpu_engine(), data_);
 }
@@ -342,6 +391,7 @@ TensorPtr Tensor::reordered(const memory::desc& md) const {
 
 void Tensor::reorder_inplace(const memory::desc& md) {
     if (md == md_) return;
+    settle();
     TensorPtr t = reordered(md);
     md_ = t->md_;
     data_ = t->data_;
@@ -351,6 +401,7 @@ void Tensor::reorder_inplace(const memory::desc& md) {
 }
 
 void Tensor::copy_from(const Tensor& src) {
+    settle_all_pending();  // this buffer may be the input of one
     if (src.size() != size()) {
         throw py::value_error("Tensor.copy_from: expected a source of shape " +
                               shape_str(shape_) + ", got " + shape_str(src.shape_));
@@ -381,6 +432,7 @@ py::array Tensor::to_numpy() const {
                              std::string(py::str(numpy_dtype(dtype()))));
     }
     py::array_t<float> out(std::vector<py::ssize_t>(shape_.begin(), shape_.end()));
+    settle();
     const memory::desc plain = plain_desc(md_.get_dims());
     if (md_ == plain) {
         copy_bytes(out.mutable_data(), data_, static_cast<std::size_t>(size()) * sizeof(float));
@@ -470,6 +522,7 @@ std::shared_ptr<const PaddingRuns> cached_padding_runs(const memory::desc& md) {
 
 void Tensor::zero_padding() {
     if (!has_padding() || md_.get_format_kind() != memory::format_kind::blocked) return;
+    settle();
     // oneDNN primitives assume zeros there; element-wise NumPy updates on the
     // raw buffer (x + 1, x / y) may have written something else.
     const std::size_t elem = memory::data_type_size(md_.get_data_type());
@@ -483,6 +536,10 @@ py::array raw_view(const TensorPtr& t) {
     if (t->dtype() != memory::data_type::f32) {
         throw py::type_error("Tensor.raw_view: only float32 tensors have a float32 view");
     }
+    // A raw view may be written through: nothing deferred may read the
+    // buffer later (settle_all_pending covers t itself).
+    settle_all_pending();
+    t->settle();
     auto* keep = new std::shared_ptr<void>(t->owner_);
     py::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<void>*>(p); });
     const py::ssize_t n = static_cast<py::ssize_t>(t->nbytes() / sizeof(float));
@@ -652,6 +709,17 @@ void execute(const dnnl::primitive& primitive, const std::unordered_map<int, mem
     stream.wait();
 }
 
+void execute_any_gil(const dnnl::primitive& primitive,
+                     const std::unordered_map<int, memory>& args) {
+    if (PyGILState_Check()) {
+        execute(primitive, args);
+        return;
+    }
+    dnnl::stream& stream = cpu_stream();
+    primitive.execute(stream, args);
+    stream.wait();
+}
+
 ReorderCounters& reorder_counters() {
     static ReorderCounters* counters = new ReorderCounters();
     return *counters;
@@ -795,6 +863,31 @@ Create one with Tensor.from_numpy(a); read it back with to_numpy().
         d["bytes"] = reorder_counters().bytes.load();
         return d;
     }, "Reorders executed since the start (or the last reset): count and bytes written.");
+    m.def(
+        "fuse_relu",
+        [](const py::object& obj) {
+            return is_tensor(obj) && obj.cast<TensorPtr>()->fuse_relu();
+        },
+        py::arg("x"),
+        "Folds relu into x's deferred computation (a convolution output not read "
+        "yet): True when done, and x then holds relu of those values once read; "
+        "False, changing nothing, otherwise. Only for an x nothing else refers to.");
+    m.def(
+        "is_pending",
+        [](const py::object& obj) { return is_tensor(obj) && obj.cast<TensorPtr>()->is_pending(); },
+        py::arg("x"), "Whether x's values are deferred (not computed yet).");
+    m.def("deferred_stats", [] {
+        DeferredCounters& c = deferred_counters();
+        py::dict d;
+        d["deferred"] = c.deferred.load();
+        d["fused_relu"] = c.fused_relu.load();
+        d["relu_postop"] = c.relu_postop.load();
+        d["relu_loop"] = c.relu_loop.load();
+        return d;
+    }, "Counts: tensors whose values were deferred, relus folded into them, and "
+       "how the folded relus ran (as oneDNN post-ops or as a loop afterwards).");
+    m.def("settle_pending", &settle_all_pending,
+          "Computes every deferred Tensor value now.");
     m.def(
         "owns_buffer",
         [](const py::object& obj) {

@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,7 +43,30 @@ class Tensor;
 using TensorPtr = std::shared_ptr<Tensor>;
 using Shape = std::vector<std::int64_t>;
 
-class Tensor {
+// A computation of a Tensor's values deferred until they are first read, so
+// that the op consuming them may still fold itself in (a convolution output
+// that relu turns into a convolution with a relu post-op). run(relu) writes
+// the values; relu_fusable says whether run can apply relu as part of it.
+struct PendingValues {
+    std::function<void(bool relu)> run;
+    // Whether run(true) gives exactly relu of run(false)'s values here (a
+    // relu post-op turns NaN into 0, so a convolution answers false when an
+    // input holds a NaN or an infinity); unset: never.
+    std::function<bool()> relu_fusable;
+    bool relu = false;
+};
+
+// Whether n floats hold neither a NaN nor an infinity (any GIL state).
+bool all_finite(const float* p, std::int64_t n);
+
+// Counts for tests and benchmarks: tensors deferred, relus folded into a
+// deferred computation, and how those ran (oneDNN post-op or a loop after).
+struct DeferredCounters {
+    std::atomic<std::uint64_t> deferred{0}, fused_relu{0}, relu_postop{0}, relu_loop{0};
+};
+DeferredCounters& deferred_counters();
+
+class Tensor : public std::enable_shared_from_this<Tensor> {
 public:
     // A new, uninitialized buffer (64-byte aligned) laid out as md; shape is the
     // logical shape (md's dims when empty).
@@ -60,11 +84,47 @@ public:
     std::int64_t size() const;
     int ndim() const { return static_cast<int>(shape_.size()); }
     const memory::desc& desc() const { return md_; }
-    // The oneDNN memory over the buffer, described by desc().
-    const memory& mem() const { return mem_; }
+    // The oneDNN memory over the buffer, described by desc(). Like every
+    // accessor of the buffer, it first computes deferred values (settle).
+    const memory& mem() const {
+        settle();
+        return mem_;
+    }
     // The same buffer described by md (a desc of equal size, e.g. a reshape).
     memory mem_as(const memory::desc& md) const;
-    void* data() const { return data_; }
+    void* data() const {
+        settle();
+        return data_;
+    }
+
+    // Deferred values (see PendingValues): set by an op that returns this
+    // tensor before computing it; computed by settle(), which every access
+    // to the buffer calls first.
+    // The tensor must be owned by a TensorPtr; it is registered so that
+    // settle_all_pending() finds it. The computation must keep its inputs'
+    // buffers (owner()) alive, not only their Tensors.
+    void defer(std::shared_ptr<PendingValues> pending);
+    bool is_pending() const { return pending_ != nullptr; }
+    void settle() const {
+        if (!pending_) return;
+        std::shared_ptr<PendingValues> p = std::move(pending_);
+        pending_.reset();
+        try {
+            p->run(p->relu);
+        } catch (...) {
+            pending_ = std::move(p);  // not computed: a later read tries again
+            throw;
+        }
+    }
+    // Asks the deferred computation to apply relu to its values as it writes
+    // them; false (nothing changed) when there is none or it cannot.
+    bool fuse_relu() {
+        if (!pending_ || !pending_->relu_fusable || pending_->relu) return false;
+        if (!pending_->relu_fusable()) return false;
+        pending_->relu = true;
+        deferred_counters().fused_relu.fetch_add(1, std::memory_order_relaxed);
+        return true;
+    }
     // Shares ownership of the buffer (for views over it).
     const std::shared_ptr<void>& owner() const { return owner_; }
     // Whether this tensor alone holds its buffer: allocated by empty() (not
@@ -107,9 +167,15 @@ private:
     std::shared_ptr<void> owner_;  // keeps the buffer alive (also for raw views)
     memory mem_;
     bool allocated_ = false;  // the buffer came from empty() (the pool)
+    mutable std::shared_ptr<PendingValues> pending_;
 
     friend py::array raw_view(const TensorPtr& t);
 };
+
+// Computes the deferred values of every tensor that has some. Called before
+// anything writes into an existing buffer from Python (raw_view, copy_from):
+// a deferred computation then never sees inputs changed after its op ran.
+void settle_all_pending();
 
 // -- helpers for the op files -------------------------------------------------
 
@@ -146,6 +212,10 @@ memory::desc query_md(const dnnl::primitive& primitive, dnnl::query what, int in
 
 // Runs a primitive on the calling thread's stream with the GIL released.
 void execute(const dnnl::primitive& primitive, const std::unordered_map<int, memory>& args);
+// The same from a thread that may or may not hold the GIL (deferred values
+// are computed wherever they are first read).
+void execute_any_gil(const dnnl::primitive& primitive,
+                     const std::unordered_map<int, memory>& args);
 // Reorders src into dst (cached reorder primitive), counted in reorder_stats().
 void reorder_memory(const memory& src, const memory& dst);
 

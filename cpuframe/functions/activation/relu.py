@@ -1,10 +1,13 @@
 """Rectified linear unit."""
+import sys
+
 import numpy
 
 from cpuframe import backend, utils
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
+from cpuframe.variable import Variable
 
 # 'auto' routes relu on NumPy arrays to oneDNN from this many elements;
 # below it NumPy's single-threaded maximum wins (measured: 0.6x at 32K
@@ -29,9 +32,18 @@ class ReLU(FunctionNode):
     def intel64_profitable(self, inputs):
         return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
 
+    _claim = False  # set by relu(): the input is a temporary
+
     def forward_intel64(self, inputs):
         self.retain_outputs((0,))
-        return intel64.native().relu(inputs[0]),
+        x = inputs[0]
+        # A convolution output nobody else can see, not computed yet: relu
+        # becomes its post-op and the same tensor is the output (no hook
+        # may hold the input either).
+        if self._claim and not self._function_hooks() and \
+                intel64.native().fuse_relu(x):
+            return x,
+        return intel64.native().relu(x),
 
     accepts_donated_grads = True
 
@@ -98,4 +110,9 @@ def relu(x):
     >>> F.relu(np.array([-1., 0., 2.], np.float32)).array
     array([0., 0., 2.], dtype=float32)
     """
-    return ReLU().apply((x,))[0]
+    node = ReLU()
+    if type(x) is Variable:
+        n_var = sys.getrefcount(x)
+        n_array = sys.getrefcount(x._array)
+        node._claim = intel64.claimable_by_relu(x, n_var, n_array)
+    return node.apply((x,))[0]

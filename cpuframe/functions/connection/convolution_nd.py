@@ -220,8 +220,11 @@ class ConvolutionND(FunctionNode):
                                self.dilate, self._cover_all)
         pad_r = _onednn_pad_r(x.shape[2:], ksize, outsize, self.stride,
                               self.pad, self.dilate)
+        # On the device the output is computed when first read, so that a
+        # relu consuming it first runs as the convolution's post-op.
         return intel64.native().convolution_forward(
-            x, W, b, self.stride, self.dilate, self.pad, pad_r, self.groups),
+            x, W, b, self.stride, self.dilate, self.pad, pad_r, self.groups,
+            defer=intel64.may_defer(inputs)),
 
     def backward(self, indexes, grad_outputs):
         from cpuframe.functions.connection.deconvolution_nd import DeconvolutionND
