@@ -38,6 +38,10 @@ def _delta(dnnl, before):
     return {k: now[k] - before[k] for k in now}
 
 
+def _close(got, expect):
+    numpy.testing.assert_allclose(numpy.asarray(got), expect, rtol=1e-4, atol=1e-4)
+
+
 def _arrays(case, rng, bias):
     x = rng.standard_normal(case['x']).astype(numpy.float32)
     W = (rng.standard_normal(case['w']) * 0.3).astype(numpy.float32)
@@ -100,7 +104,7 @@ def test_output_held_in_a_list_or_by_its_array_is_not_fused(rng, dnnl):
     before = _stats(dnnl)
     F.relu(kept[0])
     assert _delta(dnnl, before)['fused_relu'] == 0
-    numpy.testing.assert_allclose(numpy.asarray(kept[0].array), conv, rtol=1e-4, atol=1e-4)
+    _close(kept[0].array, conv)
 
     arrays_seen = []
 
@@ -118,7 +122,7 @@ def test_output_held_in_a_list_or_by_its_array_is_not_fused(rng, dnnl):
     before = _stats(dnnl)
     F.relu(link(x))
     assert _delta(dnnl, before)['fused_relu'] == 0
-    numpy.testing.assert_allclose(numpy.asarray(arrays_seen[0]), conv, rtol=1e-4, atol=1e-4)
+    _close(arrays_seen[0], conv)
 
 
 def test_function_hook_and_debug_keep_relu_separate(rng, dnnl):
@@ -132,7 +136,7 @@ def test_function_hook_and_debug_keep_relu_separate(rng, dnnl):
     assert _delta(dnnl, before)['fused_relu'] == 0
     expect = numpy.maximum(F.convolution_2d(*arrays).array, 0)
     for y in (y1, y2):
-        numpy.testing.assert_allclose(numpy.asarray(y.array), expect, rtol=1e-4, atol=1e-4)
+        _close(y.array, expect)
 
 
 @pytest.mark.parametrize('bad', [numpy.nan, numpy.inf, -numpy.inf])
