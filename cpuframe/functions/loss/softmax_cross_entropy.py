@@ -7,12 +7,16 @@ log-sum-exp shift, so neither a large nor a very negative score overflows.
 import numpy
 
 from cpuframe import backend, utils
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.functions.loss._common import check_reduce
 from cpuframe.utils import type_check
 from cpuframe.variable import Variable
 
 _NAME = 'softmax_cross_entropy'
+# 'auto' routes NumPy scores to the fused kernels from this many elements
+# (two threads and AVX-512 exp against NumPy's single-threaded exp).
+_AUTO_MIN_SIZE = 1 << 16
 
 
 def _expand_class_axis(a):
@@ -84,6 +88,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         self.soft_target_loss = soft_target_loss
         self._y = None
         self._coeff = None
+        self._lse = None  # the rows' log-sum-exp, from the intel64 route
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 't'))
@@ -109,12 +114,9 @@ class SoftmaxCrossEntropy(FunctionNode):
                     msg='class_weight is not supported with soft targets '
                     '(t of dtype {})'.format(type_check.eval(t_type).dtype))
 
-    def forward(self, inputs):
-        x, t = inputs
-        xp = backend.get_array_module(x)
-        self._soft = t.dtype.kind == 'f'
-        if self._soft:
-            return self._forward_soft(xp, x, t)
+    def _labels(self, xp, x, t):
+        """Checks the labels; keeps ``_t`` (ignored ones as 0) and ``_w``
+        (class weight, 0 where ignored); returns the mask of valid ones."""
         n_class = x.shape[1]
         valid = t != self.ignore_label
         bad = valid & ((t < 0) | (t >= n_class))
@@ -131,6 +133,46 @@ class SoftmaxCrossEntropy(FunctionNode):
             w *= xp.asarray(self.class_weight, dtype=x.dtype)[t]
         self._t = t
         self._w = w
+        return valid
+
+    def _reduced(self, xp, x, log_p, valid):
+        if self.reduce == 'no':
+            return utils.force_array(-(log_p * self._w), x.dtype),
+        count = int(valid.sum()) if self.normalize else len(x)
+        self._coeff = 1.0 / max(count, 1)
+        loss = -(log_p * self._w).sum() * self._coeff
+        return utils.force_array(xp.asarray(loss, dtype=x.dtype)),
+
+    # The oneDNN-side route: 2-D scores with integer labels, computed by two
+    # fused passes of ours (csrc/softmax_xent.cpp) that keep only the rows'
+    # log-sum-exp; the backward recomputes the softmax from x.
+    def intel64_supports(self, inputs):
+        x, t = inputs
+        return intel64.all_float32((x,)) and x.ndim == 2 and \
+            t.dtype.kind in 'iu' and x.shape[0] > 0 and x.shape[1] > 0 and \
+            isinstance(t, numpy.ndarray)
+
+    def intel64_profitable(self, inputs):
+        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+
+    def forward_intel64(self, inputs):
+        x, t = inputs
+        self._soft = False
+        valid = self._labels(numpy, x, t)
+        labels = numpy.where(valid, t, -1).astype(numpy.int64)
+        loss_rows, self._lse = intel64.native().softmax_cross_entropy_forward(
+            x, labels)
+        self._labels_i64 = labels
+        return self._reduced(numpy, x, -loss_rows, valid)
+
+    def forward(self, inputs):
+        x, t = inputs
+        xp = backend.get_array_module(x)
+        self._soft = t.dtype.kind == 'f'
+        if self._soft:
+            return self._forward_soft(xp, x, t)
+        valid = self._labels(xp, x, t)
+        t = self._t
         if x.size == 0:
             log_p = xp.zeros(t.shape, dtype=x.dtype)
         else:
@@ -140,12 +182,7 @@ class SoftmaxCrossEntropy(FunctionNode):
             if self.cache_score:
                 e /= s
                 self._y = e
-        if self.reduce == 'no':
-            return utils.force_array(-(log_p * w), x.dtype),
-        count = int(valid.sum()) if self.normalize else len(x)
-        self._coeff = 1.0 / max(count, 1)
-        loss = -(log_p * w).sum() * self._coeff
-        return utils.force_array(xp.asarray(loss, dtype=x.dtype)),
+        return self._reduced(xp, x, log_p, valid)
 
     def _forward_soft(self, xp, x, t):
         self.retain_inputs((0,))
@@ -179,6 +216,9 @@ class SoftmaxCrossEntropy(FunctionNode):
         x, = self.get_retained_inputs()
         grad = SoftmaxCrossEntropyGrad(self._t, self._w, self._soft,
                                        self.reduce, self._coeff, self._y)
+        if self._lse is not None:
+            grad._lse = self._lse
+            grad._labels_i64 = self._labels_i64
         return grad.apply((x, grad_outputs[0]))[0], None
 
 
@@ -211,6 +251,22 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
             g = gloss * self._coeff
             return g if self._w is None else self._w * g
         return gloss if self._w is None else self._w * gloss
+
+    _lse = None
+
+    def intel64_supports(self, inputs):
+        return self._lse is not None and inputs[0].ndim == 2
+
+    def intel64_profitable(self, inputs):
+        return True  # the forward took the route: its log-sum-exp is here
+
+    def forward_intel64(self, inputs):
+        x, gloss = inputs
+        self.retain_inputs((0, 1))
+        f = numpy.broadcast_to(numpy.asarray(self._factor(gloss)), (x.shape[0],))
+        return intel64.native().softmax_cross_entropy_backward(
+            x, self._lse, self._labels_i64,
+            numpy.ascontiguousarray(f, dtype=numpy.float32)),
 
     def forward(self, inputs):
         x, gloss = inputs
