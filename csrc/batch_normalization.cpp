@@ -104,7 +104,7 @@ py::tuple bn_forward_training(const py::object& x_obj, const py::object& gamma_o
 
 TensorPtr bn_forward_inference(const py::object& x_obj, const py::object& gamma_obj,
                                const py::object& beta_obj, const py::object& mean_obj,
-                               const py::object& var_obj, float eps) {
+                               const py::object& var_obj, float eps, bool defer) {
     constexpr const char* fn = "batch_normalization_inference";
     TensorPtr x = as_tensor(fn, "x", x_obj);
     check_x(fn, x);
@@ -124,13 +124,36 @@ TensorPtr bn_forward_inference(const py::object& x_obj, const py::object& gamma_
         });
         const memory::desc vmd = vector_md(c);
         TensorPtr y = Tensor::empty(x->desc(), x->shape());
-        std::vector<TensorPtr> keep;
-        execute(prim, {{DNNL_ARG_SRC, x->mem()},
-                       {DNNL_ARG_DST, y->mem()},
-                       {DNNL_ARG_SCALE, arg_memory(gamma, vmd, keep)},
-                       {DNNL_ARG_SHIFT, arg_memory(beta, vmd, keep)},
-                       {DNNL_ARG_MEAN, arg_memory(mean, vmd, keep)},
-                       {DNNL_ARG_VARIANCE, arg_memory(var, vmd, keep)}});
+        std::vector<TensorPtr> keep{x};
+        const std::unordered_map<int, memory> args = {
+            {DNNL_ARG_SRC, x->mem()},
+            {DNNL_ARG_DST, y->mem()},
+            {DNNL_ARG_SCALE, arg_memory(gamma, vmd, keep)},
+            {DNNL_ARG_SHIFT, arg_memory(beta, vmd, keep)},
+            {DNNL_ARG_MEAN, arg_memory(mean, vmd, keep)},
+            {DNNL_ARG_VARIANCE, arg_memory(var, vmd, keep)}};
+        if (!defer) {
+            execute(prim, args);
+            return y;
+        }
+        // Computed when y is first read; a relu claiming y first becomes
+        // the primitive's fused relu (fuse_norm_relu: no workspace needed
+        // for inference).
+        const memory::desc src = x->desc();
+        defer_primitive(y, prim, args, keep, fn, [key, src, eps] {
+            PrimitiveKey fused_key = key;
+            fused_key.option("fuse_relu", 1);
+            try {
+                return PrimitiveCache::global().get_or_create(fused_key, [&] {
+                    return dnnl::primitive(fwd(forward_pd(
+                        prop_kind::forward_inference, src, eps,
+                        scale_shift | normalization_flags::use_global_stats |
+                            normalization_flags::fuse_norm_relu)));
+                });
+            } catch (const dnnl::error&) {
+                return dnnl::primitive();  // relu then runs as a loop after it
+            }
+        });
         return y;
     });
 }
@@ -193,9 +216,12 @@ x's layout, mean and var are plain (C,) tensors.
 )doc");
     m.def("batch_normalization_inference", &bn_forward_inference, py::arg("x"),
           py::arg("gamma"), py::arg("beta"), py::arg("mean"), py::arg("var"), py::arg("eps"),
+          py::arg("defer") = false,
           R"doc(Batch normalization with given statistics: y in x's layout.
 
 y = gamma * (x - mean) / sqrt(var + eps) + beta; every vector is (C,).
+With defer=True, y is computed when first read (fuse_relu may fold relu in
+first; see convolution_forward).
 )doc");
     m.def("batch_normalization_backward", &bn_backward, py::arg("x"), py::arg("gamma"),
           py::arg("gy"), py::arg("context"),

@@ -251,14 +251,6 @@ dnnl::primitive conv_relu_primitive(const dnnl::primitive& conv, const Primitive
     }
 }
 
-// y = x where x > 0 or x is NaN, else 0, in place over n floats (the relu a
-// convolution without a fused post-op gets); any GIL state.
-void relu_in_place(float* y, std::int64_t n) {
-#if defined(CPUFRAME_HAVE_OPENMP)
-#pragma omp parallel for simd schedule(static) if (n >= (std::int64_t{1} << 16))
-#endif
-    for (std::int64_t i = 0; i < n; ++i) y[i] = y[i] <= 0.0f ? 0.0f : y[i];
-}
 
 TensorPtr conv_forward(const py::object& x_obj, const py::object& w_obj, const py::object& b_obj,
                        const std::vector<std::int64_t>& stride,
@@ -318,47 +310,12 @@ TensorPtr conv_forward(const py::object& x_obj, const py::object& w_obj, const p
         }
         // Deferred: computed when y is first read, with relu folded in as a
         // post-op if relu claims y first (the inputs are kept until then).
-        auto pending = std::make_shared<PendingValues>();
         const PrimitiveKey key = make_key(w_want);
         const bool with_bias = b != nullptr;
-        const std::int64_t n = static_cast<std::int64_t>(y->nbytes() / sizeof(float));
-        float* y_data = static_cast<float*>(y->mem().get_data_handle());
-        // The buffers themselves, not only their Tensors: a weight re-laid
-        // out in place later (reorder_inplace) swaps its buffer.
-        std::vector<std::shared_ptr<void>> buffers;
-        for (const TensorPtr& t : keep) buffers.push_back(t->owner());
-        std::vector<std::pair<const float*, std::int64_t>> inputs;
-        for (const TensorPtr& t : keep) {
-            inputs.emplace_back(static_cast<const float*>(t->data()),
-                                static_cast<std::int64_t>(t->nbytes() / sizeof(float)));
-        }
-        pending->relu_fusable = [inputs, buffers] {
-            py::gil_scoped_release release;
-            for (const auto& in : inputs) {
-                if (!all_finite(in.first, in.second)) return false;
-            }
-            return true;
-        };
-        pending->run = [conv, key, with_bias, g, args, buffers, n, y_data](bool relu) {
-            guard_dnnl("convolution_forward", [] { return std::string("deferred output"); },
-                       [&] {
-                           dnnl::primitive fused = relu ? conv_relu_primitive(conv, key,
-                                                                              with_bias, g)
-                                                        : dnnl::primitive();
-                           DeferredCounters& c = deferred_counters();
-                           if (fused) {
-                               execute_any_gil(fused, args);
-                               c.relu_postop.fetch_add(1, std::memory_order_relaxed);
-                               return;
-                           }
-                           execute_any_gil(conv, args);
-                           if (relu) {
-                               relu_in_place(y_data, n);
-                               c.relu_loop.fetch_add(1, std::memory_order_relaxed);
-                           }
-                       });
-        };
-        y->defer(std::move(pending));
+        defer_primitive(y, conv, args, keep, "convolution_forward",
+                        [conv, key, with_bias, g] {
+                            return conv_relu_primitive(conv, key, with_bias, g);
+                        });
         return y;
     });
 }

@@ -332,6 +332,60 @@ bool all_finite(const float* p, std::int64_t n) {
     return bad == 0;
 }
 
+namespace {
+// y = x where x > 0 or x is NaN, else 0, in place over n floats; any GIL state.
+void relu_in_place(float* y, std::int64_t n) {
+#if defined(CPUFRAME_HAVE_OPENMP)
+#pragma omp parallel for simd schedule(static) if (n >= (std::int64_t{1} << 16))
+#endif
+    for (std::int64_t i = 0; i < n; ++i) y[i] = y[i] <= 0.0f ? 0.0f : y[i];
+}
+}  // namespace
+
+void defer_primitive(const TensorPtr& y, const dnnl::primitive& primitive,
+                     const std::unordered_map<int, memory>& args,
+                     const std::vector<TensorPtr>& inputs, const char* fn,
+                     std::function<dnnl::primitive()> make_fused) {
+    auto pending = std::make_shared<PendingValues>();
+    const std::int64_t n = static_cast<std::int64_t>(y->nbytes() / sizeof(float));
+    float* y_data = static_cast<float*>(y->mem().get_data_handle());
+    // The buffers themselves, not only their Tensors: a weight re-laid out in
+    // place later (reorder_inplace) swaps its buffer.
+    std::vector<std::shared_ptr<void>> buffers;
+    std::vector<std::pair<const float*, std::int64_t>> spans;
+    for (const TensorPtr& t : inputs) {
+        buffers.push_back(t->owner());
+        spans.emplace_back(static_cast<const float*>(t->data()),
+                           static_cast<std::int64_t>(t->nbytes() / sizeof(float)));
+    }
+    pending->relu_fusable = [spans, buffers] {
+        py::gil_scoped_release release;
+        for (const auto& in : spans) {
+            if (!all_finite(in.first, in.second)) return false;
+        }
+        return true;
+    };
+    const std::string name = fn;
+    pending->run = [primitive, args, buffers, n, y_data, name,
+                    make_fused = std::move(make_fused)](bool relu) {
+        guard_dnnl(name.c_str(), [] { return std::string("deferred output"); }, [&] {
+            const dnnl::primitive fused = relu ? make_fused() : dnnl::primitive();
+            DeferredCounters& c = deferred_counters();
+            if (fused) {
+                execute_any_gil(fused, args);
+                c.relu_postop.fetch_add(1, std::memory_order_relaxed);
+                return;
+            }
+            execute_any_gil(primitive, args);
+            if (relu) {
+                relu_in_place(y_data, n);
+                c.relu_loop.fetch_add(1, std::memory_order_relaxed);
+            }
+        });
+    };
+    y->defer(std::move(pending));
+}
+
 void settle_all_pending() {
     std::vector<std::weak_ptr<Tensor>> pending;
     {

@@ -172,6 +172,17 @@ private:
     friend py::array raw_view(const TensorPtr& t);
 };
 
+// Defers y = primitive(args) (y is args' DNNL_ARG_DST) until y is first
+// read; relu may then be folded in: make_fused() gives the primitive with a
+// relu post-op on the same memories (or an empty one: plain run, then a
+// NaN-keeping relu loop). Folding is declined while an input holds a NaN or
+// an infinity (a post-op relu turns NaN into 0). inputs: the Tensors args
+// read (their buffers are kept alive until then). fn names errors.
+void defer_primitive(const TensorPtr& y, const dnnl::primitive& primitive,
+                     const std::unordered_map<int, memory>& args,
+                     const std::vector<TensorPtr>& inputs, const char* fn,
+                     std::function<dnnl::primitive()> make_fused);
+
 // Computes the deferred values of every tensor that has some. Called before
 // anything writes into an existing buffer from Python (raw_view, copy_from):
 // a deferred computation then never sees inputs changed after its op ran.

@@ -350,8 +350,11 @@ class FixedBatchNormalization(FunctionNode):
         self._axes = _normalize_axis(self.axis, x.ndim, gamma.ndim,
                                      self.label)
         self.retain_inputs((0, 1, 3, 4))
+        # On the device the output is computed when first read, so that a
+        # relu consuming it first is fused into the primitive.
         return intel64.native().batch_normalization_inference(
-            x, gamma, beta, mean, var, self.eps),
+            x, gamma, beta, mean, var, self.eps,
+            defer=intel64.may_defer(inputs)),
 
     def backward(self, indexes, grad_outputs):
         from cpuframe.functions.array.reshape import reshape

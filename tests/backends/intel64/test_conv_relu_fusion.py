@@ -237,3 +237,59 @@ def test_training_step_with_fusion_matches_numpy_path():
                                    sorted(nets[1].namedparams())):
         numpy.testing.assert_allclose(numpy.asarray(p1.array), numpy.asarray(p0.array),
                                       rtol=1e-3, atol=1e-4, err_msg=name)
+
+
+# -- batch normalization (inference) + relu ----------------------------------
+
+@pytest.mark.parametrize('shape', [(2, 16, 5, 5), (3, 7, 4, 6), (4, 32),
+                                   (2, 8, 3, 4, 5)])
+def test_fused_fixed_batch_normalization_relu_parity(shape, rng, run, parity, dnnl):
+    c = shape[1]
+    arrays = [rng.standard_normal(shape).astype(numpy.float32),
+              rng.uniform(0.5, 1.5, c).astype(numpy.float32),
+              rng.standard_normal(c).astype(numpy.float32),
+              rng.standard_normal(c).astype(numpy.float32),
+              rng.uniform(0.5, 2.0, c).astype(numpy.float32)]
+
+    def f(*a):
+        return F.relu(F.fixed_batch_normalization(*a))
+
+    ref = run(f, arrays, mode='never')
+    before = _stats(dnnl)
+    got = run(f, arrays, mode='always', where='device')
+    d = _delta(dnnl, before)
+    assert d['fused_relu'] == 1 and d['relu_postop'] + d['relu_loop'] == 1
+    parity(got, ref)
+
+
+def test_batch_normalization_link_in_test_mode_fuses_relu(rng, dnnl):
+    bn = cpuframe.links.BatchNormalization(8)
+    x = rng.standard_normal((4, 8, 5, 5)).astype(numpy.float32)
+    with using_config('train', True):
+        for _ in range(3):
+            bn(x * 2 + 1)  # some running statistics
+    with using_config('train', False):
+        expect = F.relu(bn(x)).array
+    bn.to_intel64()
+    before = _stats(dnnl)
+    with using_config('train', False):
+        got = F.relu(bn(intel64.from_numpy(x))).array
+    assert _delta(dnnl, before)['fused_relu'] == 1
+    _close(got, expect)
+
+
+def test_nan_in_batch_normalization_input_keeps_nan(rng, dnnl):
+    c = 6
+    x = rng.standard_normal((2, c, 3, 3)).astype(numpy.float32)
+    x[0, 2, 1, 1] = numpy.nan
+    x[1, 4, 0, 0] = -numpy.inf
+    vecs = [numpy.ones(c, numpy.float32), numpy.zeros(c, numpy.float32),
+            numpy.zeros(c, numpy.float32), numpy.ones(c, numpy.float32)]
+    expect = F.relu(F.fixed_batch_normalization(x, *vecs)).array
+    before = _stats(dnnl)
+    got = numpy.asarray(F.relu(F.fixed_batch_normalization(
+        *[Variable(intel64.from_numpy(a)) for a in [x] + vecs])).array)
+    assert _delta(dnnl, before)['fused_relu'] == 0
+    numpy.testing.assert_array_equal(numpy.isnan(got), numpy.isnan(expect))
+    ok = ~numpy.isnan(expect)
+    _close(got[ok], expect[ok])
