@@ -8,6 +8,18 @@ import numpy
 from cpuframe.backends import intel64
 
 
+def conv_args(case, rng, bias):
+    """Arrays ``[x, W(, b)]`` and keyword options for a convolution case
+    given as ``dict(x=shape, w=shape, **options)``."""
+    x = rng.standard_normal(case['x']).astype(numpy.float32)
+    W = (rng.standard_normal(case['w']) * 0.3).astype(numpy.float32)
+    arrays = [x, W]
+    if bias:
+        arrays.append(rng.standard_normal(case['w'][0]).astype(numpy.float32))
+    opts = {k: v for k, v in case.items() if k not in ('x', 'w')}
+    return arrays, opts
+
+
 def as_layout(x, layout):
     """``x`` as a NumPy array or an mdarray in the named layout (same values)."""
     if layout == 'numpy':

@@ -8,6 +8,7 @@ hook, debug mode or a non-finite input keep relu separate.
 """
 import numpy
 import pytest
+from _intel64_layouts import conv_args
 
 import cpuframe
 import cpuframe.functions as F
@@ -42,20 +43,10 @@ def _close(got, expect):
     numpy.testing.assert_allclose(numpy.asarray(got), expect, rtol=1e-4, atol=1e-4)
 
 
-def _arrays(case, rng, bias):
-    x = rng.standard_normal(case['x']).astype(numpy.float32)
-    W = (rng.standard_normal(case['w']) * 0.3).astype(numpy.float32)
-    arrays = [x, W]
-    if bias:
-        arrays.append(rng.standard_normal(case['w'][0]).astype(numpy.float32))
-    opts = {k: v for k, v in case.items() if k not in ('x', 'w')}
-    return arrays, opts
-
-
 @pytest.mark.parametrize('case', CASES)
 @pytest.mark.parametrize('bias', [True, False])
 def test_fused_conv_relu_parity(case, bias, rng, run, parity, dnnl):
-    arrays, opts = _arrays(case, rng, bias)
+    arrays, opts = conv_args(case, rng, bias)
 
     def f(*a):
         return F.relu(F.convolution_nd(*a, **opts))
@@ -72,7 +63,7 @@ def test_fused_conv_relu_parity(case, bias, rng, run, parity, dnnl):
 
 
 def test_fused_output_is_the_convolution_tensor_and_computed_on_read(rng, dnnl):
-    arrays, _ = _arrays(CASES[0], rng, True)
+    arrays, _ = conv_args(CASES[0], rng, True)
     x, W, b = [Variable(intel64.from_numpy(a)) for a in arrays]
     y = F.relu(F.convolution_2d(x, W, b))
     assert dnnl.is_pending(y.array)
@@ -83,7 +74,7 @@ def test_fused_output_is_the_convolution_tensor_and_computed_on_read(rng, dnnl):
 
 
 def test_held_output_is_not_fused(rng, dnnl):
-    arrays, _ = _arrays(CASES[0], rng, True)
+    arrays, _ = conv_args(CASES[0], rng, True)
     x, W, b = [Variable(intel64.from_numpy(a)) for a in arrays]
     h = F.convolution_2d(x, W, b)
     before = _stats(dnnl)
@@ -97,7 +88,7 @@ def test_held_output_is_not_fused(rng, dnnl):
 
 
 def test_output_held_in_a_list_or_by_its_array_is_not_fused(rng, dnnl):
-    arrays, _ = _arrays(CASES[0], rng, False)
+    arrays, _ = conv_args(CASES[0], rng, False)
     x, W = [Variable(intel64.from_numpy(a)) for a in arrays]
     conv = F.convolution_2d(*arrays).array
     kept = [F.convolution_2d(x, W)]
@@ -126,7 +117,7 @@ def test_output_held_in_a_list_or_by_its_array_is_not_fused(rng, dnnl):
 
 
 def test_function_hook_and_debug_keep_relu_separate(rng, dnnl):
-    arrays, _ = _arrays(CASES[0], rng, True)
+    arrays, _ = conv_args(CASES[0], rng, True)
     x, W, b = [Variable(intel64.from_numpy(a)) for a in arrays]
     before = _stats(dnnl)
     with TimerHook():
@@ -142,7 +133,7 @@ def test_function_hook_and_debug_keep_relu_separate(rng, dnnl):
 @pytest.mark.parametrize('bad', [numpy.nan, numpy.inf, -numpy.inf])
 @pytest.mark.parametrize('where', ['x', 'W', 'b'])
 def test_non_finite_inputs_keep_the_numpy_nan_pattern(bad, where, rng, dnnl):
-    arrays, _ = _arrays(CASES[0], rng, True)
+    arrays, _ = conv_args(CASES[0], rng, True)
     index = {'x': 0, 'W': 1, 'b': 2}[where]
     arrays[index].flat[3] = bad
     with numpy.errstate(invalid='ignore'):
@@ -159,7 +150,7 @@ def test_non_finite_inputs_keep_the_numpy_nan_pattern(bad, where, rng, dnnl):
 
 
 def test_inputs_written_after_a_deferred_convolution(rng, dnnl):
-    arrays, _ = _arrays(CASES[0], rng, True)
+    arrays, _ = conv_args(CASES[0], rng, True)
     x, W, b = [Variable(intel64.from_numpy(a)) for a in arrays]
     expect = F.convolution_2d(*arrays).array
     h = F.convolution_2d(x, W, b)
@@ -179,7 +170,7 @@ def test_inputs_written_after_a_deferred_convolution(rng, dnnl):
 
 
 def test_unread_output_is_never_computed_and_frees(rng, dnnl):
-    arrays, _ = _arrays(CASES[-3], rng, False)
+    arrays, _ = conv_args(CASES[-3], rng, False)
     x, W = [Variable(intel64.from_numpy(a)) for a in arrays]
     before = _stats(dnnl)
     h = F.convolution_2d(x, W, pad=1)
@@ -191,7 +182,7 @@ def test_unread_output_is_never_computed_and_frees(rng, dnnl):
 
 
 def test_numpy_inputs_are_not_deferred(rng, dnnl):
-    arrays, _ = _arrays(CASES[0], rng, True)
+    arrays, _ = conv_args(CASES[0], rng, True)
     before = _stats(dnnl)
     with using_config('use_ideep', 'always'):
         y = F.relu(F.convolution_2d(*[Variable(a) for a in arrays]))

@@ -6,6 +6,7 @@ sizes, batch 1 and non-contiguous inputs.
 """
 import numpy
 import pytest
+from _intel64_layouts import conv_args
 
 import cpuframe.functions as F
 from cpuframe import Variable
@@ -25,21 +26,11 @@ CONV_2D = [
 ]
 
 
-def _conv_args(case, rng, bias):
-    x = rng.standard_normal(case['x']).astype(numpy.float32)
-    W = (rng.standard_normal(case['w']) * 0.3).astype(numpy.float32)
-    arrays = [x, W]
-    if bias:
-        arrays.append(rng.standard_normal(case['w'][0]).astype(numpy.float32))
-    opts = {k: v for k, v in case.items() if k not in ('x', 'w')}
-    return arrays, opts
-
-
 @pytest.mark.parametrize('case', CONV_2D)
 @pytest.mark.parametrize('bias', [True, False])
 @pytest.mark.parametrize('where', ['numpy', 'device'])
 def test_convolution_2d_parity(case, bias, where, rng, run, parity):
-    arrays, opts = _conv_args(case, rng, bias)
+    arrays, opts = conv_args(case, rng, bias)
     groups = opts.pop('groups', 1)
     dilate = opts.pop('dilate', 1)
 
