@@ -7,10 +7,9 @@ around the forward computation, the backward engine calls
 ``backward_preprocess``/``backward_postprocess`` around each backward.
 With no hook registered the cost is one dictionary check per call.
 """
-import collections
-import threading
+from cpuframe import _hook_registry
 
-_state = threading.local()
+_global = _hook_registry.GlobalHooks()
 
 
 def get_function_hooks():
@@ -19,12 +18,7 @@ def get_function_hooks():
     The hooks registered with ``with hook:``; they are called in this
     order, before those added to a function node with ``add_hook``.
     """
-    try:
-        return _state.function_hooks
-    except AttributeError:
-        hooks = collections.OrderedDict()
-        _state.function_hooks = hooks
-        return hooks
+    return _global.hooks
 
 
 def hooks_of(function_node):
@@ -33,20 +27,14 @@ def hooks_of(function_node):
     A local hook with the name of a global one replaces it (in its place).
     Returns an empty tuple when there is none, the common case.
     """
-    try:
-        hooks = _state.function_hooks
-    except AttributeError:
-        hooks = get_function_hooks()
+    hooks = _global.hooks
     local = function_node._local_function_hooks
-    if local:
-        hooks = collections.OrderedDict(hooks)
-        hooks.update(local)
-    elif not hooks:
+    if not (hooks or local):
         return ()
-    return tuple(hooks.values())
+    return _hook_registry.merged(hooks, local)
 
 
-class FunctionHook:
+class FunctionHook(_hook_registry.RegisteredHook):
     """Base of the hooks called around the forward and backward of functions.
 
     Override any of ``forward_preprocess``, ``forward_postprocess``,
@@ -68,22 +56,8 @@ class FunctionHook:
     """
 
     name = 'FunctionHook'
-
-    def __enter__(self):
-        hooks = get_function_hooks()
-        if self.name in hooks:
-            raise KeyError(
-                '{}: a function hook named {!r} is already registered; give '
-                'this one another name'.format(type(self).__name__, self.name))
-        hooks[self.name] = self
-        self.added(None)
-        return self
-
-    def __exit__(self, *exc_info):
-        hooks = get_function_hooks()
-        if hooks.get(self.name) is self:
-            del hooks[self.name]
-        self.deleted(None)
+    _global_hooks = _global
+    _hook_kind = 'function'
 
     def added(self, function=None):
         """Called when the hook is registered.

@@ -11,7 +11,7 @@ import weakref
 
 import numpy
 
-from cpuframe import backend, function_hook
+from cpuframe import _hook_registry, backend, function_hook
 from cpuframe.backends import intel64
 from cpuframe.configuration import config
 from cpuframe.utils import type_check
@@ -341,24 +341,14 @@ class FunctionNode:
         if not isinstance(hook, function_hook.FunctionHook):
             raise TypeError('{}.add_hook: expected a FunctionHook, got '
                             '{}'.format(self.label, type(hook).__name__))
-        if name is None:
-            name = hook.name
-        hooks = self.local_function_hooks
-        if name in hooks:
-            raise KeyError('{}.add_hook: a hook named {!r} is already '
-                           'registered'.format(self.label, name))
-        hooks[name] = hook
-        hook.added(self)
+        _hook_registry.add_local(self.local_function_hooks, hook, name, self,
+                                 self.label)
         return self
 
     def delete_hook(self, name):
         """Unregister the hook added to this node under ``name``."""
-        hooks = self.local_function_hooks
-        if name not in hooks:
-            raise KeyError('{}.delete_hook: no hook named {!r} is '
-                           'registered'.format(self.label, name))
-        hook = hooks.pop(name)
-        hook.deleted(self)
+        _hook_registry.delete_local(self.local_function_hooks, name, self,
+                                    self.label)
 
 
 def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,

@@ -11,7 +11,7 @@ import copy as copy_module
 
 import numpy
 
-from cpuframe import backend, initializers, link_hook
+from cpuframe import _hook_registry, backend, initializers, link_hook
 from cpuframe.variable import Parameter
 
 
@@ -293,24 +293,14 @@ class Link(backend.DeviceResident):
         if not isinstance(hook, link_hook.LinkHook):
             raise TypeError('{}.add_hook: expected a LinkHook, got {}'.format(
                 type(self).__name__, type(hook).__name__))
-        if name is None:
-            name = hook.name
-        hooks = self.local_link_hooks
-        if name in hooks:
-            raise KeyError('{}.add_hook: a hook named {!r} is already '
-                           'registered'.format(type(self).__name__, name))
-        hooks[name] = hook
-        hook.added(self)
+        _hook_registry.add_local(self.local_link_hooks, hook, name, self,
+                                 type(self).__name__)
         return self
 
     def delete_hook(self, name):
         """Unregister the hook added to this link under ``name``."""
-        hooks = self.local_link_hooks
-        if name not in hooks:
-            raise KeyError('{}.delete_hook: no hook named {!r} is '
-                           'registered'.format(type(self).__name__, name))
-        hook = hooks.pop(name)
-        hook.deleted(self)
+        _hook_registry.delete_local(self.local_link_hooks, name, self,
+                                    type(self).__name__)
 
     def printable_specs(self):
         """``(name, value)`` pairs shown in ``repr`` (override in links)."""

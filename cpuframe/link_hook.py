@@ -6,35 +6,23 @@ A hook is registered for every link called in this thread with
 around ``forward``.  With no hook registered the cost is one dictionary
 check per call.
 """
-import collections
-import threading
+from cpuframe import _hook_registry
 
-_state = threading.local()
+_global = _hook_registry.GlobalHooks()
 
 
 def _get_link_hooks():
     """The ordered dict ``{name: hook}`` of this thread's global link hooks."""
-    try:
-        return _state.link_hooks
-    except AttributeError:
-        hooks = collections.OrderedDict()
-        _state.link_hooks = hooks
-        return hooks
+    return _global.hooks
 
 
 def hooks_of(link):
     """The hooks to call for ``link``: global ones, then local; () if none."""
-    try:
-        hooks = _state.link_hooks
-    except AttributeError:
-        hooks = _get_link_hooks()
+    hooks = _global.hooks
     local = link._local_link_hooks
-    if local:
-        hooks = collections.OrderedDict(hooks)
-        hooks.update(local)
-    elif not hooks:
+    if not (hooks or local):
         return ()
-    return tuple(hooks.values())
+    return _hook_registry.merged(hooks, local)
 
 
 class _ForwardPreprocessCallbackArgs:
@@ -70,7 +58,7 @@ class _ForwardPostprocessCallbackArgs(_ForwardPreprocessCallbackArgs):
         self.out = out
 
 
-class LinkHook:
+class LinkHook(_hook_registry.RegisteredHook):
     """Base of the hooks called around the forward of links.
 
     Override ``forward_preprocess`` and ``forward_postprocess`` (they do
@@ -90,22 +78,8 @@ class LinkHook:
     """
 
     name = 'LinkHook'
-
-    def __enter__(self):
-        hooks = _get_link_hooks()
-        if self.name in hooks:
-            raise KeyError(
-                '{}: a link hook named {!r} is already registered; give this '
-                'one another name'.format(type(self).__name__, self.name))
-        hooks[self.name] = self
-        self.added(None)
-        return self
-
-    def __exit__(self, *exc_info):
-        hooks = _get_link_hooks()
-        if hooks.get(self.name) is self:
-            del hooks[self.name]
-        self.deleted(None)
+    _global_hooks = _global
+    _hook_kind = 'link'
 
     def added(self, link):
         """Called when the hook is registered.

@@ -109,7 +109,49 @@ class _Stopwatch:
         _write_table(rows, file)
 
 
-class TimerHook(function_hook.FunctionHook):
+class _TimerReport:
+    """The stopwatch and report of the function and link TimerHooks.
+
+    A subclass sets ``_report_header``, the first column's title, and
+    times its calls with ``self._watch``.
+    """
+
+    _report_header = None
+
+    def __init__(self):
+        self._watch = _Stopwatch()
+
+    @property
+    def call_history(self):
+        return self._watch.call_history
+
+    def total_time(self):
+        """Seconds spent in the outermost timed calls, in all."""
+        return self._watch.total_time()
+
+    def summary(self):
+        """``{name: {'elapsed_time': s, 'occurrence': n}}``.
+
+        ``name`` is the function (or link class) name.  Ordered by first
+        occurrence; ``elapsed_time`` is in seconds.
+        """
+        return self._watch.summary()
+
+    def print_report(self, unit='auto', file=None):
+        """Print the summary as a table.
+
+        Args:
+            unit (str): ``'sec'``, ``'ms'``, ``'us'`` or ``'ns'``;
+                ``'auto'`` (one unit suiting the largest time) or
+                ``'auto_foreach'`` (a unit per row).
+            file: where to write (default: ``sys.stdout``).
+        """
+        self._watch.print_report(self._report_header, unit,
+                                 sys.stdout if file is None else file,
+                                 'TimerHook.print_report')
+
+
+class TimerHook(_TimerReport, function_hook.FunctionHook):
     """Function hook measuring the elapsed time of functions.
 
     The forward and the backward of every function called while the hook
@@ -137,13 +179,7 @@ class TimerHook(function_hook.FunctionHook):
     """
 
     name = 'TimerHook'
-
-    def __init__(self):
-        self._watch = _Stopwatch()
-
-    @property
-    def call_history(self):
-        return self._watch.call_history
+    _report_header = 'FunctionName'
 
     def forward_preprocess(self, function, in_data):
         self._watch.start(_on_gpu(in_data))
@@ -156,28 +192,3 @@ class TimerHook(function_hook.FunctionHook):
 
     def backward_postprocess(self, function, in_data, out_grad):
         self._watch.stop(_impl_name(function), _on_gpu(in_data + out_grad))
-
-    def total_time(self):
-        """Seconds spent in the outermost timed calls, in all."""
-        return self._watch.total_time()
-
-    def summary(self):
-        """``{function name: {'elapsed_time': s, 'occurrence': n}}``.
-
-        Ordered by first occurrence; ``elapsed_time`` is in seconds.
-        """
-        return self._watch.summary()
-
-    def print_report(self, unit='auto', file=None):
-        """Print the summary as a table.
-
-        Args:
-            unit (str): ``'sec'``, ``'ms'``, ``'us'`` or ``'ns'``;
-                ``'auto'`` (one unit suiting the largest time) or
-                ``'auto_foreach'`` (a unit per row).
-            file: where to write (default: ``sys.stdout``).
-        """
-        self._watch.print_report('FunctionName', unit,
-                                 sys.stdout if file is None else file,
-                                 'TimerHook.print_report')
-

@@ -1,16 +1,14 @@
 """TimerHook: elapsed time of the forward of each link type."""
-import sys
-
 from cpuframe import link_hook
 from cpuframe.backends import cuda
-from cpuframe.function_hooks.timer import _Stopwatch
+from cpuframe.function_hooks.timer import _TimerReport
 
 
 def _link_on_gpu(link):
     return cuda.cupy is not None and getattr(link, 'xp', None) is cuda.cupy
 
 
-class TimerHook(link_hook.LinkHook):
+class TimerHook(_TimerReport, link_hook.LinkHook):
     """Link hook measuring the elapsed time of ``Link.forward``.
 
     Every call of a link while the hook is registered is timed and counted
@@ -36,37 +34,10 @@ class TimerHook(link_hook.LinkHook):
     """
 
     name = 'TimerHook'
-
-    def __init__(self):
-        self._watch = _Stopwatch()
-
-    @property
-    def call_history(self):
-        return self._watch.call_history
+    _report_header = 'LinkName'
 
     def forward_preprocess(self, args):
         self._watch.start(_link_on_gpu(args.link))
 
     def forward_postprocess(self, args):
         self._watch.stop(type(args.link).__name__, _link_on_gpu(args.link))
-
-    def total_time(self):
-        """Seconds spent in the outermost timed calls, in all."""
-        return self._watch.total_time()
-
-    def summary(self):
-        """``{link class name: {'elapsed_time': s, 'occurrence': n}}``."""
-        return self._watch.summary()
-
-    def print_report(self, unit='auto', file=None):
-        """Print the summary as a table.
-
-        Args:
-            unit (str): ``'sec'``, ``'ms'``, ``'us'`` or ``'ns'``;
-                ``'auto'`` (one unit suiting the largest time) or
-                ``'auto_foreach'`` (a unit per row).
-            file: where to write (default: ``sys.stdout``).
-        """
-        self._watch.print_report('LinkName', unit,
-                                 sys.stdout if file is None else file,
-                                 'TimerHook.print_report')

@@ -1,4 +1,4 @@
-"""Checks shared by the stateful recurrent links."""
+"""Checks and state handling shared by the stateful recurrent links."""
 from cpuframe import backend, variable
 
 
@@ -13,3 +13,38 @@ def as_state(method, name, state, size):
         raise ValueError('{}: expected {} of shape (batch, {}), got '
                          '{}'.format(method, name, size, tuple(state.shape)))
     return state
+
+
+class CellState:
+    """The ``(c, h)`` state of a stateful LSTM-like link (a mixin).
+
+    Put before the link base, e.g. ``class L(CellState, link.Chain)``:
+    the link then has ``c`` and ``h`` (Variables, or None for zeros),
+    ``reset_state``, ``set_state(c, h)``, and the state moves with the
+    link between devices.  ``set_state`` checks both are ``(B,
+    state_size)`` of one shape; the error names ``<class>.set_state``.
+    """
+
+    def device_resident_accept(self, visitor):
+        super().device_resident_accept(visitor)
+        for state in (self.c, self.h):
+            if state is not None:
+                visitor.visit_variable(state)
+
+    def reset_state(self):
+        """Forget the state: the next step starts from zeros."""
+        self.c = self.h = None
+
+    def set_state(self, c, h):
+        """Start the next step from the cell state ``c`` and output ``h``."""
+        self.c, self.h = self._checked_state(
+            type(self).__name__ + '.set_state', c, h)
+
+    def _checked_state(self, method, c, h):
+        """``c`` and ``h`` as ``(B, state_size)`` Variables, or an error."""
+        c = as_state(method, 'c', c, self.state_size)
+        h = as_state(method, 'h', h, self.state_size)
+        if c.shape != h.shape:
+            raise ValueError('{}: expected c and h of the same shape, got {} '
+                             'and {}'.format(method, c.shape, h.shape))
+        return c, h

@@ -14,7 +14,7 @@ from cpuframe.functions.activation.lstm import lstm, lstm_step
 from cpuframe.functions.array.concat import concat
 from cpuframe.functions.array.split_axis import split_axis
 from cpuframe.links.connection.linear import Linear
-from cpuframe.links.rnn._state import as_state
+from cpuframe.links.rnn._state import CellState
 
 
 def _initializer(init, default):
@@ -132,7 +132,7 @@ class StatelessLSTM(LSTMBase):
         return lstm(c, gates)
 
 
-class LSTM(LSTMBase):
+class LSTM(CellState, LSTMBase):
     """A fully connected LSTM layer that keeps its state between calls.
 
     Each call consumes one time step ``x`` of shape ``(B, in_size)`` and
@@ -168,27 +168,12 @@ class LSTM(LSTMBase):
                          bias_init, forget_bias_init)
         self.reset_state()
 
-    def device_resident_accept(self, visitor):
-        super().device_resident_accept(visitor)
-        for state in (self.c, self.h):
-            if state is not None:
-                visitor.visit_variable(state)
-
-    def reset_state(self):
-        """Forget the state: the next step starts from zeros."""
-        self.c = self.h = None
-
     def set_state(self, c, h):
         """Start the next step from the cell state ``c`` and output ``h``.
 
         Both are ``(B, out_size)`` Variables (arrays are wrapped).
         """
-        c = as_state('LSTM.set_state', 'c', c, self.state_size)
-        h = as_state('LSTM.set_state', 'h', h, self.state_size)
-        if c.shape != h.shape:
-            raise ValueError(
-                'LSTM.set_state: expected c and h of the same shape, got {} '
-                'and {}'.format(c.shape, h.shape))
+        c, h = self._checked_state('LSTM.set_state', c, h)
         c.to_device(self.device)
         h.to_device(self.device)
         self.c, self.h = c, h

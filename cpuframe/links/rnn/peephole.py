@@ -5,7 +5,7 @@ from cpuframe.functions.activation.tanh import tanh
 from cpuframe.functions.array.reshape import reshape
 from cpuframe.functions.array.split_axis import split_axis
 from cpuframe.links.connection.linear import Linear
-from cpuframe.links.rnn._state import as_state
+from cpuframe.links.rnn._state import CellState
 
 
 def _gates(lstm_in, size):
@@ -19,7 +19,7 @@ def _gates(lstm_in, size):
     return [reshape(p, (batch, size)) for p in parts]
 
 
-class StatefulPeepholeLSTM(link.Chain):
+class StatefulPeepholeLSTM(CellState, link.Chain):
     """Fully connected LSTM layer with peephole connections.
 
     Children ``upward`` (``Linear(in_size, 4 * out_size)``), ``lateral``
@@ -58,26 +58,6 @@ class StatefulPeepholeLSTM(link.Chain):
             self.peep_i = Linear(out_size, out_size, nobias=True)
             self.peep_f = Linear(out_size, out_size, nobias=True)
             self.peep_o = Linear(out_size, out_size, nobias=True)
-
-    def device_resident_accept(self, visitor):
-        super().device_resident_accept(visitor)
-        for state in (self.c, self.h):
-            if state is not None:
-                visitor.visit_variable(state)
-
-    def reset_state(self):
-        """Forget the state: the next step starts from zeros."""
-        self.c = self.h = None
-
-    def set_state(self, c, h):
-        """Start the next step from the cell state ``c`` and output ``h``."""
-        name = type(self).__name__ + '.set_state'
-        c = as_state(name, 'c', c, self.state_size)
-        h = as_state(name, 'h', h, self.state_size)
-        if c.shape != h.shape:
-            raise ValueError('{}: expected c and h of the same shape, got {} '
-                             'and {}'.format(name, c.shape, h.shape))
-        self.c, self.h = c, h
 
     def forward(self, x):
         """One time step: ``x`` ``(B, in_size)`` to ``h`` ``(B, out_size)``."""

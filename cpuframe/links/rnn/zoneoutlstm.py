@@ -4,11 +4,11 @@ from cpuframe.functions.activation.sigmoid import sigmoid
 from cpuframe.functions.activation.tanh import tanh
 from cpuframe.functions.noise.zoneout import zoneout
 from cpuframe.links.connection.linear import Linear
-from cpuframe.links.rnn._state import as_state
+from cpuframe.links.rnn._state import CellState
 from cpuframe.links.rnn.peephole import _gates
 
 
-class StatefulZoneoutLSTM(link.Chain):
+class StatefulZoneoutLSTM(CellState, link.Chain):
     """Stateful LSTM layer regularized by zoneout.
 
     Children ``upward`` (``Linear(in_size, 4 * out_size)``) and
@@ -55,26 +55,6 @@ class StatefulZoneoutLSTM(link.Chain):
         with self.init_scope():
             self.upward = Linear(in_size, 4 * out_size)
             self.lateral = Linear(out_size, 4 * out_size, nobias=True)
-
-    def device_resident_accept(self, visitor):
-        super().device_resident_accept(visitor)
-        for state in (self.c, self.h):
-            if state is not None:
-                visitor.visit_variable(state)
-
-    def reset_state(self):
-        """Forget the state: the next step starts from zeros."""
-        self.c = self.h = None
-
-    def set_state(self, c, h):
-        """Start the next step from the cell state ``c`` and output ``h``."""
-        name = type(self).__name__ + '.set_state'
-        c = as_state(name, 'c', c, self.state_size)
-        h = as_state(name, 'h', h, self.state_size)
-        if c.shape != h.shape:
-            raise ValueError('{}: expected c and h of the same shape, got {} '
-                             'and {}'.format(name, c.shape, h.shape))
-        self.c, self.h = c, h
 
     def forward(self, x):
         """One time step: ``x`` ``(B, in_size)`` to ``h`` ``(B, out_size)``."""

@@ -33,10 +33,36 @@ def _peephole_step(p, x, c, h, size):
     return c, o * numpy.tanh(c)
 
 
-def _randomize(link, seed):
+def _randomize(link, seed, dtype=None):
+    """Fill the parameters with uniform(-1, 1) draws (then cast to dtype)."""
     rng = numpy.random.RandomState(seed)
     for param in link.params():
         param.array[...] = rng.uniform(-1, 1, param.shape)
+        if dtype is not None:
+            param.array = param.array.astype(dtype)
+
+
+def _check_two_steps_backward(link, rng, noise_seed=None):
+    """Check the gradients of two steps of ``link`` (3 to 2 units) from a
+    zero state; returns the function checked, its inputs and ``gy``.
+
+    ``noise_seed`` reseeds numpy.random before each evaluation, so that a
+    random link (zoneout) draws the same flags every time.
+    """
+    xs = rng.uniform(-1, 1, (2, 4, 3))
+
+    def f(x0, x1):
+        if noise_seed is not None:
+            numpy.random.seed(noise_seed)
+        link.reset_state()
+        link(x0)
+        return link(x1)
+    gy = rng.uniform(-1, 1, (4, 2))
+    gradient_check.check_backward(f, (xs[0], xs[1]), gy)
+    gradient_check.check_double_backward(
+        f, (xs[0], xs[1]), gy, tuple(rng.uniform(-1, 1, (4, 3))
+                                     for _ in range(2)))
+    return f, xs, gy
 
 
 class TestStatefulPeepholeLSTM:
@@ -52,10 +78,8 @@ class TestStatefulPeepholeLSTM:
     @pytest.mark.parametrize('dtype', [numpy.float32, numpy.float64])
     def test_three_steps(self, dtype):
         link = L.StatefulPeepholeLSTM(3, 4)
-        _randomize(link, 0)
         link.to_device('@numpy')
-        for param in link.params():
-            param.array = param.array.astype(dtype)
+        _randomize(link, 0, dtype)
         p = _params(link)
         rng = numpy.random.RandomState(1)
         c = numpy.zeros((2, 4))
@@ -73,21 +97,9 @@ class TestStatefulPeepholeLSTM:
 
     def test_backward(self):
         link = L.StatefulPeepholeLSTM(3, 2)
-        _randomize(link, 2)
-        for param in link.params():
-            param.array = param.array.astype(numpy.float64)
-        rng = numpy.random.RandomState(3)
-        xs = rng.uniform(-1, 1, (2, 4, 3))
-
-        def f(x0, x1):
-            link.reset_state()
-            link(x0)
-            return link(x1)
-        gy = rng.uniform(-1, 1, (4, 2))
-        gradient_check.check_backward(f, (xs[0], xs[1]), gy)
-        gradient_check.check_double_backward(
-            f, (xs[0], xs[1]), gy, tuple(rng.uniform(-1, 1, (4, 3))
-                                         for _ in range(2)))
+        _randomize(link, 2, numpy.float64)
+        f, xs, gy = _check_two_steps_backward(link,
+                                              numpy.random.RandomState(3))
         # Every parameter receives a gradient through the two steps.
         link.cleargrads()
         y = f(xs[0], xs[1])
@@ -119,9 +131,7 @@ class TestStatefulZoneoutLSTM:
     @pytest.mark.parametrize('train', [True, False])
     def test_three_steps(self, train):
         link = L.StatefulZoneoutLSTM(3, 4, c_ratio=0.3, h_ratio=0.6)
-        _randomize(link, 4)
-        for param in link.params():
-            param.array = param.array.astype(numpy.float64)
+        _randomize(link, 4, numpy.float64)
         p = _params(link)
         rng = numpy.random.RandomState(5)
         c = numpy.zeros((5, 4))
@@ -152,19 +162,6 @@ class TestStatefulZoneoutLSTM:
 
     def test_backward(self):
         link = L.StatefulZoneoutLSTM(3, 2, c_ratio=0.4, h_ratio=0.4)
-        _randomize(link, 6)
-        for param in link.params():
-            param.array = param.array.astype(numpy.float64)
-        rng = numpy.random.RandomState(7)
-        xs = rng.uniform(-1, 1, (2, 4, 3))
-
-        def f(x0, x1):
-            numpy.random.seed(8)  # the same flags at every evaluation
-            link.reset_state()
-            link(x0)
-            return link(x1)
-        gy = rng.uniform(-1, 1, (4, 2))
-        gradient_check.check_backward(f, (xs[0], xs[1]), gy)
-        gradient_check.check_double_backward(
-            f, (xs[0], xs[1]), gy, tuple(rng.uniform(-1, 1, (4, 3))
-                                         for _ in range(2)))
+        _randomize(link, 6, numpy.float64)
+        _check_two_steps_backward(link, numpy.random.RandomState(7),
+                                  noise_seed=8)
