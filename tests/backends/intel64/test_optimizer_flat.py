@@ -1,0 +1,146 @@
+"""Element-wise update rules on the Intel64 device run on flat views of the
+buffers (UpdateRule._update_flat): same parameters as the NumPy path after
+several steps, for every optimizer, with blocked (padded) weights; padding
+zero afterwards; rules that are not element-wise keep the mdarray path."""
+import numpy
+import pytest
+
+import cpuframe
+import cpuframe.functions as F
+import cpuframe.links as L
+from cpuframe import optimizer_hooks, optimizers
+from cpuframe.backends import intel64
+
+OPTIMIZERS = [
+    lambda: optimizers.SGD(0.1),
+    lambda: optimizers.MomentumSGD(0.05),
+    lambda: optimizers.NesterovAG(0.05),
+    lambda: optimizers.CorrectedMomentumSGD(0.05),
+    lambda: optimizers.AdaGrad(0.05),
+    lambda: optimizers.AdaDelta(),
+    lambda: optimizers.RMSprop(0.01),
+    lambda: optimizers.RMSpropGraves(0.01),
+    lambda: optimizers.Adam(0.01),
+    lambda: optimizers.Adam(0.01, amsgrad=True, weight_decay_rate=0.01),
+    lambda: optimizers.Adam(0.01, adabound=True),
+    lambda: optimizers.SMORMS3(0.01),
+    lambda: optimizers.MSVAG(0.01),
+]
+
+
+class Net(cpuframe.Chain):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.conv = L.Convolution2D(3, 5, 3, pad=1)
+            self.l1 = L.Linear(5 * 6 * 6, 37)  # odd sizes: padded layouts
+            self.l2 = L.Linear(37, 4)
+
+    def forward(self, x):
+        h = F.relu(self.conv(x))
+        return self.l2(F.relu(self.l1(h)))
+
+
+def _train(make_opt, device, steps=4, hook=None):
+    rng = numpy.random.default_rng(0)
+    x = rng.standard_normal((8, 3, 6, 6)).astype(numpy.float32)
+    t = rng.integers(0, 4, 8).astype(numpy.int32)
+    numpy.random.seed(1)
+    net = Net()
+    opt = make_opt()
+    opt.setup(net)
+    if hook is not None:
+        opt.add_hook(hook)
+    if device == 'intel64':
+        net.to_intel64()
+        x = intel64.from_numpy(x)
+    for _ in range(steps):
+        loss = F.softmax_cross_entropy(net(x), t)
+        net.cleargrads()
+        loss.backward()
+        opt.update()
+    return net
+
+
+@pytest.mark.parametrize('make_opt', OPTIMIZERS)
+def test_device_updates_match_numpy(make_opt, monkeypatch):
+    flat_calls = []
+    update_flat = cpuframe.optimizer.UpdateRule._update_flat
+
+    def spy(self, param):
+        done = update_flat(self, param)
+        flat_calls.append(done)
+        return done
+
+    monkeypatch.setattr(cpuframe.optimizer.UpdateRule, '_update_flat', spy)
+    ref = _train(make_opt, 'numpy')
+    assert not any(flat_calls)
+    flat_calls.clear()
+    got = _train(make_opt, 'intel64')
+    assert flat_calls and all(flat_calls)
+    pairs = zip(sorted(ref.namedparams()), sorted(got.namedparams()))
+    for (name, p0), (_, p1) in pairs:
+        arr = p1.array
+        assert intel64.is_native_array(arr)
+        # (RMSprop's first steps amplify the float32 differences of the
+        # oneDNN gradients: ~lr * 1e-2)
+        numpy.testing.assert_allclose(numpy.asarray(arr), p0.array, rtol=1e-3,
+                                      atol=1e-4, err_msg=name)
+        if arr.has_padding:
+            # the padding of the blocked layout is zero: a copy re-zeroed
+            # from scratch has the same raw bytes
+            raw = numpy.array(arr.raw_view())
+            again = intel64.mdarray.zeros_like(arr)
+            again.copy_from(numpy.asarray(arr))
+            numpy.testing.assert_array_equal(raw, numpy.asarray(again.raw_view()))
+
+
+def test_gradient_noise_keeps_padding_zero():
+    net = _train(lambda: optimizers.SGD(0.1), 'intel64',
+                 hook=optimizer_hooks.GradientNoise(0.5))
+    padded = [p.array for _, p in net.namedparams() if p.array.has_padding]
+    assert padded
+    for arr in padded:
+        again = intel64.mdarray.zeros_like(arr)
+        again.copy_from(numpy.asarray(arr))
+        numpy.testing.assert_array_equal(numpy.asarray(arr.raw_view()),
+                                         numpy.asarray(again.raw_view()))
+
+
+def test_amsgrad_switched_on_later_keeps_state_on_device():
+    net = _train(lambda: optimizers.Adam(0.01), 'intel64', steps=2)
+    opt = optimizers.Adam(0.01)
+    opt.setup(net)
+    x = intel64.from_numpy(numpy.ones((2, 3, 6, 6), numpy.float32))
+    for amsgrad in (False, True):
+        opt.hyperparam.amsgrad = amsgrad
+        loss = F.sum(net(x))
+        net.cleargrads()
+        loss.backward()
+        opt.update()
+    for _, p in net.namedparams():
+        assert intel64.is_native_array(p.update_rule.state['vhat'])
+
+
+def test_rule_not_elementwise_keeps_the_mdarray_path():
+    seen = []
+
+    class Rule(cpuframe.optimizer.UpdateRule):
+        def update_core_cpu(self, param):
+            seen.append(type(param.array))
+            param.array -= 0.1 * param.grad
+
+    class Opt(cpuframe.optimizer.GradientMethod):
+        def create_update_rule(self):
+            return Rule()
+
+    rng = numpy.random.default_rng(0)
+    lin = L.Linear(6, 3)
+    opt = Opt()
+    opt.setup(lin)
+    lin.to_intel64()
+    x = rng.standard_normal((4, 6)).astype(numpy.float32)
+    loss = F.sum(lin(intel64.from_numpy(x)))
+    loss.backward()
+    opt.update()
+    assert seen and all(t is intel64.mdarray for t in seen)
