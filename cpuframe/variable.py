@@ -550,8 +550,10 @@ def _add_grads(grads, enable_double_backprop):
     if len(grads) == 1:
         return grads[0]
     from cpuframe.functions.math.basic_math import _accumulate_add
+    # Gradients only the engine holds may take the sum (see _donated).
+    donated = None if enable_double_backprop else _donated(grads)
     with using_config('enable_backprop', enable_double_backprop):
-        return _accumulate_add(grads)
+        return _accumulate_add(grads, donated)
 
 
 def _check_nan(arrays, what):

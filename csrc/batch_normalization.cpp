@@ -159,7 +159,8 @@ TensorPtr bn_forward_inference(const py::object& x_obj, const py::object& gamma_
 }
 
 py::tuple bn_backward(const py::object& x_obj, const py::object& gamma_obj,
-                      const py::object& gy_obj, const BatchNormContextPtr& ctx) {
+                      const py::object& gy_obj, const BatchNormContextPtr& ctx,
+                      bool overwrite_gy) {
     constexpr const char* fn = "batch_normalization_backward";
     TensorPtr x = as_tensor(fn, "x", x_obj);
     TensorPtr gy = as_tensor(fn, "gy", gy_obj);
@@ -182,7 +183,11 @@ py::tuple bn_backward(const py::object& x_obj, const py::object& gamma_obj,
                                                            hint)));
         });
         const memory::desc vmd = vector_md(c);
-        TensorPtr gx = Tensor::empty(md, ctx->x_shape);
+        // oneDNN's batch normalization may write diff_src over diff_dst: do
+        // it when the caller gives gy up and gy alone holds its buffer.
+        TensorPtr gx = overwrite_gy && gy->desc() == md && gy->owns_buffer_exclusively()
+                           ? gy
+                           : Tensor::empty(md, ctx->x_shape);
         TensorPtr ggamma = Tensor::empty(vmd);
         TensorPtr gbeta = Tensor::empty(vmd);
         std::vector<TensorPtr> keep;
@@ -224,11 +229,13 @@ With defer=True, y is computed when first read (fuse_relu may fold relu in
 first; see convolution_forward).
 )doc");
     m.def("batch_normalization_backward", &bn_backward, py::arg("x"), py::arg("gamma"),
-          py::arg("gy"), py::arg("context"),
+          py::arg("gy"), py::arg("context"), py::arg("overwrite_gy") = false,
           R"doc(Gradients (gx, ggamma, gbeta) of a training batch normalization.
 
 x is the forward's input, gy the gradient of y; gx comes in x's layout,
 ggamma and gbeta as plain (C,) tensors.
+With overwrite_gy=True the caller gives gy up: gx is written over it when
+gy is in the forward's layout and alone holds its buffer.
 )doc");
 }
 

@@ -11,6 +11,8 @@ from cpuframe import variable
 from cpuframe.backends import intel64
 
 relu_module = importlib.import_module('cpuframe.functions.activation.relu')
+bn_module = importlib.import_module(
+    'cpuframe.functions.normalization.batch_normalization')
 
 DEVICES = ['numpy', 'intel64']
 
@@ -196,3 +198,93 @@ def test_native_relu_grad_overwrites_only_an_exclusive_buffer():
     numpy.testing.assert_array_equal(gy3, gy_np)
     numpy.testing.assert_array_equal(numpy.asarray(gx3), expect)
     assert not nat.owns_buffer(gy3)
+
+
+def test_batch_normalization_backward_overwrites_a_donated_gradient(dnnl_or_skip):
+    """BN's oneDNN backward writes gx over a donated gy; results unchanged."""
+    rng = numpy.random.RandomState(5)
+    x = rng.randn(4, 16, 5, 5).astype(numpy.float32)
+    gamma = rng.uniform(0.5, 1.5, 16).astype(numpy.float32)
+    beta = rng.randn(16).astype(numpy.float32)
+    calls = []
+    nat = intel64.native()
+    real = nat.batch_normalization_backward
+
+    results = []
+    for donate in (True, False):
+        vs = [cpuframe.Variable(intel64.from_numpy(a)) for a in (x, gamma, beta)]
+        with pytest.MonkeyPatch.context() as mp:
+            if not donate:
+                mp.setattr(bn_module.BatchNormalization,
+                           'accepts_donated_grads', False)
+
+            def spy(x_, g_, gy, ctx, overwrite_gy=False):
+                out = real(x_, g_, gy, ctx, overwrite_gy=overwrite_gy)
+                calls.append((overwrite_gy, out[0] is gy))
+                return out
+
+            mp.setattr(intel64, '_dnnl', _Wrap(nat, batch_normalization_backward=spy))
+            # relu's gradient is a fresh Tensor in BN's layout: donated
+            loss = F.sum(F.relu(F.batch_normalization(*vs)) * 3.0)
+            loss.backward()
+        results.append([numpy.asarray(v.grad) for v in vs])
+    assert calls == [(True, True), (False, False)]
+    for a, b in zip(*results):
+        numpy.testing.assert_array_equal(a, b)
+
+
+class _Wrap:
+    def __init__(self, real, **overrides):
+        self._real = real
+        self._overrides = overrides
+
+    def __getattr__(self, name):
+        return self._overrides.get(name) or getattr(self._real, name)
+
+
+@pytest.fixture
+def dnnl_or_skip():
+    if not intel64.is_ideep_available():
+        pytest.skip('native module not available')
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_gradient_sum_accumulates_into_a_donated_gradient(device, monkeypatch):
+    """Two branches meet: the engine sums their gradients into one of them
+    when it alone holds it; the sum is the same either way."""
+    basic = importlib.import_module('cpuframe.functions.math.basic_math')
+    seen = []
+    init = basic.MultiAdd.__init__
+
+    def record(self, donated=None):
+        seen.append(donated)
+        init(self, donated)
+
+    monkeypatch.setattr(basic.MultiAdd, '__init__', record)
+    x_np = _data()[0]
+    results = []
+    for donate in (True, False):
+        x, = _maybe_device([x_np], device)
+        xv = cpuframe.Variable(x)
+        h = F.relu(xv)
+        with pytest.MonkeyPatch.context() as mp:
+            if not donate:
+                mp.setattr(variable, '_donated', lambda gs: None)
+            loss = F.sum(F.relu(h * 2.0) + F.relu(h * 3.0))
+            loss.backward()
+        results.append(numpy.asarray(xv.grad))
+    assert seen[0] == (True, True) and seen[1] is None
+    numpy.testing.assert_array_equal(results[0], results[1])
+    numpy.testing.assert_allclose(results[0], 5.0 * (x_np > 0))
+
+
+def test_user_held_gradient_is_not_summed_into():
+    x = cpuframe.Variable(numpy.random.randn(6).astype(numpy.float32))
+    a = x * 2.0
+    b = x * 3.0
+    loss = F.sum(a + b)
+    loss.backward(retain_grad=True)
+    # a.grad and b.grad (user-visible) keep their own values
+    numpy.testing.assert_array_equal(a.grad, numpy.ones(6, numpy.float32))
+    numpy.testing.assert_array_equal(b.grad, numpy.ones(6, numpy.float32))
+    numpy.testing.assert_allclose(x.grad, numpy.full(6, 5.0, numpy.float32))

@@ -143,11 +143,31 @@ class AddConstant(FunctionNode):
 
 
 class MultiAdd(FunctionNode):
-    """The sum of several same-shaped arrays, used to accumulate gradients."""
+    """The sum of several same-shaped arrays, used to accumulate gradients.
+
+    ``donated``: per input, whether the backward engine gives that array up
+    (nothing else refers to it); the sum is then accumulated into the first
+    such array instead of a new one.
+    """
+
+    def __init__(self, donated=None):
+        self.donated = donated
 
     @property
     def label(self):
         return 'MultiAdd'
+
+    def _accumulate_into_donated(self, inputs):
+        if not self.donated:
+            return None
+        for i, given in enumerate(self.donated):
+            if given:
+                y = inputs[i]
+                for j, x in enumerate(inputs):
+                    if j != i:
+                        y += x
+                return y
+        return None
 
     def check_type_forward(self, in_types):
         for t in in_types[1:]:
@@ -155,6 +175,9 @@ class MultiAdd(FunctionNode):
                               in_types[0].shape == t.shape)
 
     def forward(self, inputs):
+        y = self._accumulate_into_donated(inputs)
+        if y is not None:
+            return y,
         y = inputs[0] + inputs[1]
         for x in inputs[2:]:
             y += x
@@ -171,6 +194,9 @@ class MultiAdd(FunctionNode):
     def forward_intel64(self, inputs):
         # mdarray arithmetic: the sum in the first mdarray's layout, on the
         # physical buffers (faster here than oneDNN's sum primitive).
+        y = self._accumulate_into_donated(inputs)
+        if y is not None:
+            return y,
         y = inputs[0] + inputs[1]
         for x in inputs[2:]:
             y += x
@@ -180,15 +206,16 @@ class MultiAdd(FunctionNode):
         return tuple(grad_outputs[0] for _ in indexes)
 
 
-def _accumulate_add(variables):
-    """Sum of a list of same-shaped Variables (gradient accumulation)."""
+def _accumulate_add(variables, donated=None):
+    """Sum of a list of same-shaped Variables (gradient accumulation);
+    ``donated`` as in MultiAdd."""
     shapes = {v.shape for v in variables}
     if len(shapes) != 1:
         y = variables[0]
         for v in variables[1:]:
             y = y + v
         return y
-    return MultiAdd().apply(tuple(variables))[0]
+    return MultiAdd(donated).apply(tuple(variables))[0]
 
 
 def add(*xs):

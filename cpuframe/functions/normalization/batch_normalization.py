@@ -98,13 +98,17 @@ class BatchNormalizationGrad(FunctionNode):
     Its own gradient is built of FunctionNodes (any order works).
     """
 
-    def __init__(self, axes, eps, mean, inv_std, intel64_ctx=None):
+    def __init__(self, axes, eps, mean, inv_std, intel64_ctx=None,
+                 overwrite_gy=False):
         self.axes = axes
         self.eps = eps
         self.mean = mean
         self.inv_std = inv_std
         # The oneDNN forward's context (its batch statistics), if it ran.
         self._intel64_ctx = intel64_ctx
+        # gy is given up (donated by the backward engine): the oneDNN route
+        # may write gx over it.
+        self.overwrite_gy = overwrite_gy
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gamma', 'gy'))
@@ -134,7 +138,7 @@ class BatchNormalizationGrad(FunctionNode):
         self.retain_inputs((0, 1, 2))
         x, gamma, gy = inputs
         gx, ggamma, gbeta = intel64.native().batch_normalization_backward(
-            x, gamma, gy, self._intel64_ctx)
+            x, gamma, gy, self._intel64_ctx, overwrite_gy=self.overwrite_gy)
         # Each gradient in the type of its input (gamma's for beta's too).
         return (_like_input(gx, x), _like_input(ggamma, gamma),
                 _like_input(gbeta, gamma))
@@ -241,11 +245,14 @@ class BatchNormalization(FunctionNode):
             self.running_var *= decay
             self.running_var += (1 - decay) * adjust * var.reshape(shape)
 
+    accepts_donated_grads = True
+
     def backward(self, indexes, grad_outputs):
         x, gamma = self.get_retained_inputs()
         return BatchNormalizationGrad(
-            self._axes, self.eps, self.mean, self.inv_std,
-            self._intel64_ctx).apply((x, gamma, grad_outputs[0]))
+            self._axes, self.eps, self.mean, self.inv_std, self._intel64_ctx,
+            overwrite_gy=self.donated_grad_outputs[0],
+        ).apply((x, gamma, grad_outputs[0]))
 
 
 _BN_KWARGS = ('eps', 'running_mean', 'running_var', 'decay', 'axis')
