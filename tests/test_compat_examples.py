@@ -123,3 +123,23 @@ def test_dcgan_example_trains_two_models(device, dataset_root, tmp_path):
          dataset_root, tmp_path)
     log = json.loads((result / 'log').read_text())
     assert [entry['iteration'] for entry in log][-1] == 90
+
+
+@pytest.mark.parametrize('model, out_type', [('skipgram', 'ns'),
+                                             ('cbow', 'hsm'),
+                                             ('skipgram', 'original')])
+def test_word2vec_example_loss_falls(model, out_type, dataset_root, tmp_path):
+    out = _run('train_word2vec.py', ['-e', '4', '-u', '16', '-w', '2',
+                                     '-b', '100', '-m', model, '-o', out_type,
+                                     '-d', '-1', '--out', 'result'],
+               dataset_root, tmp_path)
+    assert 'n_vocab: 12' in out.stdout.splitlines()
+    log = json.loads((tmp_path / 'result' / 'log').read_text())
+    assert [entry['epoch'] for entry in log] == [1, 2, 3, 4]
+    for key in ('main/loss', 'validation/main/loss'):
+        losses = [entry[key] for entry in log]
+        assert all(numpy.isfinite(losses))
+        assert losses[-1] < losses[0], (key, losses)
+    lines = (tmp_path / 'result' / 'word2vec.model').read_text().splitlines()
+    assert lines[0] == '12 16' and len(lines) == 13
+    assert len(lines[1].split()) == 17

@@ -13,3 +13,4 @@ from cpuframe.functions.noise import *  # noqa: F401,F403
 from cpuframe.functions.normalization import *  # noqa: F401,F403
 from cpuframe.functions.pooling import *  # noqa: F401,F403
 from cpuframe.functions.rnn import *  # noqa: F401,F403
+from cpuframe.functions.util import *  # noqa: F401,F403

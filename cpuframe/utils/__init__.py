@@ -2,6 +2,7 @@
 import numpy
 
 from cpuframe import backend
+from cpuframe.utils.walker_alias import WalkerAlias  # noqa: F401
 
 
 def force_array(x, dtype=None):

@@ -16,6 +16,7 @@ from cpuframe.functions.array.im2col import im2col  # noqa: F401
 from cpuframe.functions.array.moveaxis import moveaxis, rollaxis  # noqa: F401
 from cpuframe.functions.array.pad import pad  # noqa: F401
 from cpuframe.functions.array.pad_sequence import pad_sequence  # noqa: F401
+from cpuframe.functions.array.permutate import permutate  # noqa: F401
 from cpuframe.functions.array.repeat import repeat  # noqa: F401
 from cpuframe.functions.array.reshape import reshape  # noqa: F401
 from cpuframe.functions.array.resize_images import resize_images  # noqa: F401,E501
@@ -50,4 +51,5 @@ __all__ = ['broadcast', 'broadcast_to', 'cast', 'concat', 'copy', 'dstack',
            'depth2space', 'space2depth',
            'resize_images',
            'im2col',
-           'spatial_transformer_grid', 'spatial_transformer_sampler']
+           'spatial_transformer_grid', 'spatial_transformer_sampler',
+           'permutate']

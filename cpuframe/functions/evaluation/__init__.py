@@ -8,6 +8,7 @@ from cpuframe.functions.evaluation.classification_summary import (
     precision,
     recall,
 )
+from cpuframe.functions.evaluation.r2_score import r2_score
 
 __all__ = ['accuracy', 'binary_accuracy', 'classification_summary',
-           'f1_score', 'fbeta_score', 'precision', 'recall']
+           'f1_score', 'fbeta_score', 'precision', 'recall', 'r2_score']

@@ -1,10 +1,14 @@
 """Math functions: arithmetic, reductions, elementwise math, matmul."""
+from cpuframe.functions.math.arctan2 import arctan2
 from cpuframe.functions.math.average import average
 from cpuframe.functions.math.basic_math import absolute, add, batch_matmul, matmul, neg
+from cpuframe.functions.math.batch_l2_norm_squared import batch_l2_norm_squared
 from cpuframe.functions.math.bias import bias, scale
 from cpuframe.functions.math.clip import clip
+from cpuframe.functions.math.cumprod import cumprod
 from cpuframe.functions.math.cumsum import cumsum
 from cpuframe.functions.math.det import batch_det, det
+from cpuframe.functions.math.einsum import einsum
 from cpuframe.functions.math.exponential import exp, expm1, log, log1p, log2, log10
 from cpuframe.functions.math.fmod import fmod
 from cpuframe.functions.math.hyperbolic import cosh, sinh
@@ -42,4 +46,6 @@ __all__ = ['absolute', 'add', 'batch_matmul', 'matmul', 'neg', 'mean', 'sum',
            'fmod',
            'linear_interpolate',
            'batch_det', 'det',
-           'batch_inv', 'inv']
+           'batch_inv', 'inv',
+           'arctan2', 'cumprod', 'batch_l2_norm_squared',
+           'einsum']

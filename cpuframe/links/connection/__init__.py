@@ -7,6 +7,10 @@ from cpuframe.links.connection.convolution_nd import (
     Convolution3D,
     ConvolutionND,
 )
+from cpuframe.links.connection.deconvolution_1d_3d import (
+    Deconvolution1D,
+    Deconvolution3D,
+)
 from cpuframe.links.connection.deconvolution_2d import Deconvolution2D
 from cpuframe.links.connection.deconvolution_nd import DeconvolutionND
 from cpuframe.links.connection.depthwise_convolution_2d import (
@@ -27,4 +31,5 @@ __all__ = ['Bias', 'Bilinear', 'Convolution1D', 'Convolution2D', 'Convolution3D'
            'ConvolutionND', 'Deconvolution2D', 'DeconvolutionND',
            'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID', 'Highway',
            'Inception', 'Linear', 'MLPConvolution2D', 'Parameter', 'Scale',
-           'LocalConvolution2D', 'SimplifiedDropconnect']
+           'LocalConvolution2D', 'SimplifiedDropconnect',
+           'Deconvolution1D', 'Deconvolution3D']

@@ -1,0 +1,4 @@
+"""Utility functions: recomputation in backward (forget)."""
+from cpuframe.functions.util.forget import forget
+
+__all__ = ['forget']
