@@ -7,12 +7,12 @@ from cpuframe.links.connection.convolution_nd import (
     Convolution3D,
     ConvolutionND,
 )
-from cpuframe.links.connection.deconvolution_1d_3d import (
+from cpuframe.links.connection.deconvolution_2d import Deconvolution2D
+from cpuframe.links.connection.deconvolution_nd import (
     Deconvolution1D,
     Deconvolution3D,
+    DeconvolutionND,
 )
-from cpuframe.links.connection.deconvolution_2d import Deconvolution2D
-from cpuframe.links.connection.deconvolution_nd import DeconvolutionND
 from cpuframe.links.connection.depthwise_convolution_2d import (
     DepthwiseConvolution2D,
 )

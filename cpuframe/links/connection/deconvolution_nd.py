@@ -25,3 +25,25 @@ class DeconvolutionND(ConvolutionLinkBase):
         return deconvolution_nd(x, self.W, self.b, self.stride, self.pad,
                                 self.outsize, dilate=self.dilate,
                                 groups=self.groups)
+
+
+class Deconvolution1D(DeconvolutionND):
+    """1-d deconvolution (``DeconvolutionND`` with ndim=1)."""
+
+    def __init__(self, in_channels, out_channels, ksize=None, stride=1, pad=0,
+                 nobias=False, outsize=None, initialW=None, initial_bias=None,
+                 dilate=1, groups=1):
+        super().__init__(1, in_channels, out_channels, ksize, stride, pad,
+                         nobias, outsize, initialW, initial_bias, dilate,
+                         groups)
+
+
+class Deconvolution3D(DeconvolutionND):
+    """3-d deconvolution (``DeconvolutionND`` with ndim=3)."""
+
+    def __init__(self, in_channels, out_channels, ksize=None, stride=1, pad=0,
+                 nobias=False, outsize=None, initialW=None, initial_bias=None,
+                 dilate=1, groups=1):
+        super().__init__(3, in_channels, out_channels, ksize, stride, pad,
+                         nobias, outsize, initialW, initial_bias, dilate,
+                         groups)
