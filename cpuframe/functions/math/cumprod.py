@@ -1,26 +1,10 @@
 """Cumulative product along an axis."""
 from cpuframe import backend
-from cpuframe.function_node import FunctionNode
-from cpuframe.utils import type_check
+from cpuframe.functions.math.cumsum import AlongAxis
 
 
-class Cumprod(FunctionNode):
-    def __init__(self, axis=None):
-        if axis is not None and (isinstance(axis, bool) or
-                                 not isinstance(axis, int)):
-            raise TypeError('cumprod: axis must be None or an int, got '
-                            '{!r}'.format(axis))
-        self.axis = axis
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ('x',))
-        x_type = in_types[0]
-        type_check.expect(x_type.dtype.kind == 'f')
-        if self.axis is not None:
-            if self.axis >= 0:
-                type_check.expect(self.axis < x_type.ndim)
-            else:
-                type_check.expect(-self.axis - 1 < x_type.ndim)
+class Cumprod(AlongAxis):
+    _name = 'cumprod'
 
     def forward(self, inputs):
         x, = inputs

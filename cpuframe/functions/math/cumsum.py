@@ -3,11 +3,17 @@ from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
 
 
-class Cumsum(FunctionNode):
+class AlongAxis(FunctionNode):
+    """A cumulative op over one axis (or the flattened array when None):
+    checks ``axis`` and the input; subclasses set ``_name``."""
+
+    _name = None
+
     def __init__(self, axis=None):
-        if axis is not None and not isinstance(axis, int):
-            raise TypeError('cumsum: axis must be None or an int, got '
-                            '{!r}'.format(axis))
+        if axis is not None and (isinstance(axis, bool) or
+                                 not isinstance(axis, int)):
+            raise TypeError('{}: axis must be None or an int, got '
+                            '{!r}'.format(self._name, axis))
         self.axis = axis
 
     def check_type_forward(self, in_types):
@@ -19,6 +25,10 @@ class Cumsum(FunctionNode):
                 type_check.expect(self.axis < x_type.ndim)
             else:
                 type_check.expect(-self.axis - 1 < x_type.ndim)
+
+
+class Cumsum(AlongAxis):
+    _name = 'cumsum'
 
     def forward(self, inputs):
         x, = inputs

@@ -83,6 +83,21 @@ class BatchNormalization(link.Link):
         if kwargs:
             raise TypeError('BatchNormalization.forward: unexpected keyword '
                             'arguments {}'.format(sorted(kwargs)))
+        gamma, beta = self._gamma_beta(x)
+        if configuration.config.train:
+            decay = self._decay(finetune)
+            return batch_normalization(
+                x, gamma, beta, eps=self.eps, running_mean=self.avg_mean,
+                running_var=self.avg_var, decay=decay, axis=self.axis)
+        return fixed_batch_normalization(
+            x, gamma, beta, variable.Variable(self.avg_mean,
+                                              requires_grad=False),
+            variable.Variable(self.avg_var, requires_grad=False),
+            self.eps, axis=self.axis)
+
+    def _gamma_beta(self, x):
+        """gamma and beta (constant ones / zeros where unused), after the
+        statistics are initialized from ``x``'s shape when still unset."""
         if self.avg_mean is None:
             self._initialize_params(self._param_shape(x))
         xp = backend.get_array_module(x)
@@ -92,20 +107,15 @@ class BatchNormalization(link.Link):
         beta = self.beta if self.beta is not None else \
             variable.Variable(xp.zeros(self.avg_mean.shape, self._dtype),
                               requires_grad=False)
-        if configuration.config.train:
-            if finetune:
-                self.N += 1
-                decay = 1.0 - 1.0 / self.N
-            else:
-                decay = self.decay
-            return batch_normalization(
-                x, gamma, beta, eps=self.eps, running_mean=self.avg_mean,
-                running_var=self.avg_var, decay=decay, axis=self.axis)
-        return fixed_batch_normalization(
-            x, gamma, beta, variable.Variable(self.avg_mean,
-                                              requires_grad=False),
-            variable.Variable(self.avg_var, requires_grad=False),
-            self.eps, axis=self.axis)
+        return gamma, beta
+
+    def _decay(self, finetune):
+        """The running averages' decay of this step (``finetune``: the
+        cumulative average over the steps since start_finetuning)."""
+        if finetune:
+            self.N += 1
+            return 1.0 - 1.0 / self.N
+        return self.decay
 
     def start_finetuning(self):
         """Reset the count used by ``finetune=True``."""

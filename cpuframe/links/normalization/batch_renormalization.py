@@ -1,5 +1,5 @@
 """Batch renormalization layer."""
-from cpuframe import backend, configuration, variable
+from cpuframe import configuration, variable
 from cpuframe.functions.normalization.batch_normalization import (
     fixed_batch_normalization,
 )
@@ -54,21 +54,9 @@ class BatchRenormalization(BatchNormalization):
 
     def forward(self, x, finetune=False):
         """Renormalize ``x``; ``finetune=True`` uses the cumulative average."""
-        if self.avg_mean is None:
-            self._initialize_params(self._param_shape(x))
-        xp = backend.get_array_module(x)
-        gamma = self.gamma if self.gamma is not None else \
-            variable.Variable(xp.ones(self.avg_mean.shape, self._dtype),
-                              requires_grad=False)
-        beta = self.beta if self.beta is not None else \
-            variable.Variable(xp.zeros(self.avg_mean.shape, self._dtype),
-                              requires_grad=False)
+        gamma, beta = self._gamma_beta(x)
         if configuration.config.train:
-            if finetune:
-                self.N += 1
-                decay = 1.0 - 1.0 / self.N
-            else:
-                decay = self.decay
+            decay = self._decay(finetune)
             update = True
             if configuration.config.in_recomputing:
                 # An extra forward pass must not count twice.
