@@ -1,7 +1,11 @@
 """Session checks shared by every test."""
 import os
+import sys
 
 import pytest
+
+# Shared test helpers (e.g. _hook_testing) import as plain modules.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def pytest_sessionstart(session):

@@ -1,6 +1,7 @@
 """Chainer-style example scripts (tests/compat_scripts: MNIST with the
 Trainer and its extensions, the PTB language model with truncated BPTT, a
-DCGAN with two optimizers and a custom extension) run
+DCGAN with two optimizers and a custom extension, word2vec with negative
+sampling / hierarchical softmax) run
 unmodified through ``python -m cpuframe.compat`` on both backends, on small
 fake copies of the datasets in Chainer's cache layout (no network)."""
 import json

@@ -7,6 +7,7 @@ import warnings
 
 import numpy
 import pytest
+from _hook_testing import MLP, FakeClock
 
 import cpuframe
 import cpuframe.functions as F
@@ -256,20 +257,9 @@ def test_no_hook_costs_no_tuple():
 
 # -- TimerHook ----------------------------------------------------------------
 
-class _MLP(cpuframe.Chain):
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.l1 = L.Linear(3, 4)
-            self.l2 = L.Linear(4, 2)
-
-    def forward(self, x):
-        return self.l2(F.relu(self.l1(x)))
-
-
 def test_timer_hook_counts_forward_and_backward_of_an_mlp():
     x, _ = _arrays()
-    model = _MLP()
+    model = MLP()
     with function_hooks.TimerHook() as hook:
         loss = F.sum(model(x))
         loss.backward()
@@ -286,16 +276,6 @@ def test_timer_hook_counts_forward_and_backward_of_an_mlp():
     assert 0 < hook.total_time() <= sum(t for _, t in hook.call_history)
 
 
-class _FakeClock:
-    """``time`` stand-in whose perf_counter returns the values given."""
-
-    def __init__(self, times):
-        self.times = list(times)
-
-    def perf_counter(self):
-        return self.times.pop(0)
-
-
 def _fake_function(name):
     return type(name, (cpuframe.FunctionNode,), {})()
 
@@ -304,7 +284,7 @@ def test_timer_hook_nested_calls_and_total(monkeypatch):
     # outer starts at 0, inner runs 1..3, outer ends at 10; a second
     # outer call runs 20..20.5
     monkeypatch.setattr(timer_module, 'time',
-                        _FakeClock([0.0, 1.0, 3.0, 10.0, 20.0, 20.5]))
+                        FakeClock([0.0, 1.0, 3.0, 10.0, 20.0, 20.5]))
     hook = function_hooks.TimerHook()
     outer, inner = _fake_function('Outer'), _fake_function('Inner')
     hook.forward_preprocess(outer, ())
@@ -328,7 +308,7 @@ def _timer_with(records, monkeypatch):
     for _, seconds in records:
         times += [t, t + seconds]
         t += seconds + 1
-    monkeypatch.setattr(timer_module, 'time', _FakeClock(times))
+    monkeypatch.setattr(timer_module, 'time', FakeClock(times))
     hook = function_hooks.TimerHook()
     for name, _ in records:
         f = _fake_function(name)

@@ -4,6 +4,7 @@ import io
 
 import numpy
 import pytest
+from _hook_testing import MLP, FakeClock
 
 import cpuframe
 import cpuframe.functions as F
@@ -45,17 +46,6 @@ class Doubler(cpuframe.Link):
         return x * 2 * scale
 
 
-class _MLP(cpuframe.Chain):
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.l1 = L.Linear(3, 4)
-            self.l2 = L.Linear(4, 2)
-
-    def forward(self, x):
-        return self.l2(F.relu(self.l1(x)))
-
-
 @pytest.fixture(autouse=True)
 def _no_leftover_hooks():
     yield
@@ -90,12 +80,12 @@ def test_global_and_local_order_and_callback_args():
 
 def test_nested_links_each_call_hooks():
     log = []
-    model = _MLP()
+    model = MLP()
     with Recorder(log):
         model(numpy.zeros((1, 3), numpy.float32))
     assert [e[1:] for e in log if e[1] in ('pre', 'post')] == [
-        ('pre', '_MLP'), ('pre', 'Linear'), ('post', 'Linear'),
-        ('pre', 'Linear'), ('post', 'Linear'), ('post', '_MLP')]
+        ('pre', 'MLP'), ('pre', 'Linear'), ('post', 'Linear'),
+        ('pre', 'Linear'), ('post', 'Linear'), ('post', 'MLP')]
 
 
 def test_duplicate_names_and_bad_hooks():
@@ -141,33 +131,25 @@ def test_no_hook_path_calls_forward():
 # -- TimerHook ----------------------------------------------------------------
 
 def test_timer_hook_counts_links():
-    model = _MLP()
+    model = MLP()
     x = numpy.zeros((2, 3), numpy.float32)
     with link_hooks.TimerHook() as hook:
         model(x)
         model(x)
     summary = hook.summary()
     assert summary['Linear']['occurrence'] == 4
-    assert summary['_MLP']['occurrence'] == 2
-    assert list(summary) == ['Linear', '_MLP']
-    mlp_time = summary['_MLP']['elapsed_time']
+    assert summary['MLP']['occurrence'] == 2
+    assert list(summary) == ['Linear', 'MLP']
+    mlp_time = summary['MLP']['elapsed_time']
     assert hook.total_time() == pytest.approx(mlp_time)
     assert summary['Linear']['elapsed_time'] <= mlp_time
-
-
-class _FakeClock:
-    def __init__(self, times):
-        self.times = list(times)
-
-    def perf_counter(self):
-        return self.times.pop(0)
 
 
 def test_timer_hook_print_report(monkeypatch):
     # MLP 0..42.5 with two Linear calls inside (1..2 and 3..23.5)
     monkeypatch.setattr(timer_module, 'time',
-                        _FakeClock([0.0, 1.0, 2.0, 3.0, 23.5, 42.5]))
-    model = _MLP()
+                        FakeClock([0.0, 1.0, 2.0, 3.0, 23.5, 42.5]))
+    model = MLP()
     hook = link_hooks.TimerHook()
     model.add_hook(hook)
     model.l1.add_hook(hook)
@@ -179,7 +161,7 @@ def test_timer_hook_print_report(monkeypatch):
     assert out.getvalue().splitlines() == [
         'LinkName  ElapsedTime  Occurrence',
         '  Linear     21.50sec           2',
-        '    _MLP     42.50sec           1']
+        '     MLP     42.50sec           1']
     out = io.StringIO()
     hook.print_report(unit='ms', file=out)
     assert out.getvalue().splitlines()[1] == '  Linear   21500.00ms           2'
