@@ -32,9 +32,17 @@ class Sequential(ChainList):
     def forward(self, *x):
         if not self._layers:
             raise RuntimeError('Sequential: no layer to apply')
+        # The running value lives only in `held` and is popped into each
+        # call, so a layer sees it as a temporary nobody else holds (relu
+        # can then fold itself into the convolution before it).
+        held = [x]
+        del x
         for layer in self._layers:
-            x = layer(*x) if isinstance(x, tuple) else layer(x)
-        return x
+            if isinstance(held[-1], tuple):
+                held.append(layer(*held.pop()))
+            else:
+                held.append(layer(held.pop()))
+        return held.pop()
 
     def __len__(self):
         return len(self._layers)

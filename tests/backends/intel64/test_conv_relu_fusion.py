@@ -284,3 +284,15 @@ def test_nan_in_batch_normalization_input_keeps_nan(rng, dnnl):
     numpy.testing.assert_array_equal(numpy.isnan(got), numpy.isnan(expect))
     ok = ~numpy.isnan(expect)
     _close(got[ok], expect[ok])
+
+
+def test_sequential_passes_temporaries_so_relu_fuses(rng, dnnl):
+    model = cpuframe.Sequential(cpuframe.links.Convolution2D(4, 6, 3, pad=1), F.relu,
+                                cpuframe.links.Convolution2D(6, 5, 3), F.relu)
+    x = rng.standard_normal((2, 4, 7, 7)).astype(numpy.float32)
+    expect = model(x).array
+    model.to_intel64()
+    before = _stats(dnnl)
+    got = model(intel64.from_numpy(x)).array
+    assert _delta(dnnl, before)['fused_relu'] == 2
+    _close(got, expect)
