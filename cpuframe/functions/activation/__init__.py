@@ -9,6 +9,7 @@ from cpuframe.functions.activation.lstm import lstm
 from cpuframe.functions.activation.maxout import maxout
 from cpuframe.functions.activation.prelu import prelu
 from cpuframe.functions.activation.relu import relu
+from cpuframe.functions.activation.relu6 import relu6
 from cpuframe.functions.activation.rrelu import rrelu
 from cpuframe.functions.activation.selu import selu
 from cpuframe.functions.activation.sigmoid import sigmoid
@@ -21,4 +22,4 @@ from cpuframe.functions.activation.tanh import tanh
 __all__ = ['clipped_relu', 'crelu', 'elu', 'hard_sigmoid', 'leaky_relu',
            'log_softmax', 'lstm', 'maxout', 'prelu', 'relu', 'selu',
            'sigmoid', 'slstm', 'softmax', 'softplus', 'swish', 'tanh',
-           'rrelu']
+           'rrelu', 'relu6']

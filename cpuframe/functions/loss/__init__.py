@@ -1,6 +1,7 @@
 """Loss functions: classification, regression, metric learning and VAE."""
 from cpuframe.functions.loss.absolute_error import absolute_error
 from cpuframe.functions.loss.contrastive import contrastive
+from cpuframe.functions.loss.crf1d import argmax_crf1d, crf1d
 from cpuframe.functions.loss.cross_covariance import cross_covariance
 from cpuframe.functions.loss.decov import decov
 from cpuframe.functions.loss.hierarchical_softmax import (
@@ -27,4 +28,4 @@ __all__ = ['absolute_error', 'bernoulli_nll', 'contrastive',
            'sigmoid_cross_entropy', 'softmax_cross_entropy', 'squared_error',
            'triplet', 'decov',
            'negative_sampling', 'binary_hierarchical_softmax',
-           'cross_covariance']
+           'cross_covariance', 'crf1d', 'argmax_crf1d']

@@ -12,6 +12,12 @@ from cpuframe.functions.pooling.max_pooling_nd import (
     max_pooling_nd,
 )
 from cpuframe.functions.pooling.roi_pooling_2d import roi_pooling_2d
+from cpuframe.functions.pooling.roi_pooling_align_2d import (
+    roi_average_align_2d,
+    roi_average_pooling_2d,
+    roi_max_align_2d,
+    roi_max_pooling_2d,
+)
 from cpuframe.functions.pooling.spatial_pyramid_pooling_2d import (
     spatial_pyramid_pooling_2d,
 )
@@ -28,4 +34,5 @@ __all__ = ['average_pooling_1d', 'average_pooling_2d', 'average_pooling_3d',
            'max_pooling_3d', 'max_pooling_nd', 'spatial_pyramid_pooling_2d',
            'unpooling_1d', 'unpooling_2d', 'unpooling_3d', 'unpooling_nd',
            'upsampling_2d',
-           'roi_pooling_2d']
+           'roi_pooling_2d', 'roi_average_align_2d', 'roi_average_pooling_2d',
+           'roi_max_align_2d', 'roi_max_pooling_2d']
