@@ -19,6 +19,15 @@ _TARGET = 'cpuframe'
 # Chainer module paths whose cpuframe counterpart has another name.
 _RENAMES = {
     'chainer.cuda': 'cpuframe.backends.cuda',
+    # Chainer keeps each ROI function in a module of its own.
+    'chainer.functions.pooling.roi_max_pooling_2d':
+        'cpuframe.functions.pooling.roi_pooling_align_2d',
+    'chainer.functions.pooling.roi_average_pooling_2d':
+        'cpuframe.functions.pooling.roi_pooling_align_2d',
+    'chainer.functions.pooling.roi_max_align_2d':
+        'cpuframe.functions.pooling.roi_pooling_align_2d',
+    'chainer.functions.pooling.roi_average_align_2d':
+        'cpuframe.functions.pooling.roi_pooling_align_2d',
 }
 
 

@@ -94,6 +94,23 @@ def test_install_in_process_and_uninstall():
     assert 'chainer' not in sys.modules
 
 
+def test_renamed_module_paths_resolve():
+    compat.install()
+    try:
+        from chainer.functions.pooling.roi_average_align_2d import (
+            roi_average_align_2d,
+        )
+        from chainer.functions.pooling.roi_max_pooling_2d import (
+            roi_max_pooling_2d,
+        )
+
+        import cpuframe.functions as F
+        assert roi_max_pooling_2d is F.roi_max_pooling_2d
+        assert roi_average_align_2d is F.roi_average_align_2d
+    finally:
+        compat.uninstall()
+
+
 def test_install_refuses_real_chainer(monkeypatch):
     monkeypatch.setitem(sys.modules, 'chainer', types.ModuleType('chainer'))
     with pytest.raises(RuntimeError, match='real chainer is already imported'):
