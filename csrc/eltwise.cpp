@@ -119,15 +119,11 @@ TensorPtr dense(const TensorPtr& t) {
     return t->reordered(plain_desc(md.get_dims()));
 }
 
-// y = x where x > 0 or x is NaN, else 0, over n floats. oneDNN's eltwise_relu
-// maps NaN to 0 where the NumPy path (maximum) keeps it; this loop keeps it,
-// at the same memory traffic (it is memory bound either way).
+// oneDNN's eltwise_relu maps NaN to 0 where the NumPy path (maximum) keeps
+// it; relu_values keeps it, at the same memory traffic (memory bound).
 void relu_flat(const float* x, float* y, std::int64_t n) {
     py::gil_scoped_release release;
-#if defined(CPUFRAME_HAVE_OPENMP)
-#pragma omp parallel for simd schedule(static) if (n >= (std::int64_t{1} << 16))
-#endif
-    for (std::int64_t i = 0; i < n; ++i) y[i] = x[i] <= 0.0f ? 0.0f : x[i];
+    relu_values(x, y, n);
 }
 
 memory::desc flat_desc_of(const Tensor& t) {

@@ -332,15 +332,12 @@ bool all_finite(const float* p, std::int64_t n) {
     return bad == 0;
 }
 
-namespace {
-// y = x where x > 0 or x is NaN, else 0, in place over n floats; any GIL state.
-void relu_in_place(float* y, std::int64_t n) {
+void relu_values(const float* x, float* y, std::int64_t n) {
 #if defined(CPUFRAME_HAVE_OPENMP)
 #pragma omp parallel for simd schedule(static) if (n >= (std::int64_t{1} << 16))
 #endif
-    for (std::int64_t i = 0; i < n; ++i) y[i] = y[i] <= 0.0f ? 0.0f : y[i];
+    for (std::int64_t i = 0; i < n; ++i) y[i] = x[i] <= 0.0f ? 0.0f : x[i];
 }
-}  // namespace
 
 void defer_primitive(const TensorPtr& y, const dnnl::primitive& primitive,
                      const std::unordered_map<int, memory>& args,
@@ -378,7 +375,7 @@ void defer_primitive(const TensorPtr& y, const dnnl::primitive& primitive,
             }
             execute_any_gil(primitive, args);
             if (relu) {
-                relu_in_place(y_data, n);
+                relu_values(y_data, y_data, n);
                 c.relu_loop.fetch_add(1, std::memory_order_relaxed);
             }
         });

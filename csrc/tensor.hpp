@@ -58,6 +58,9 @@ struct PendingValues {
 
 // Whether n floats hold neither a NaN nor an infinity (any GIL state).
 bool all_finite(const float* p, std::int64_t n);
+// y = x where x > 0 or x is NaN, else 0 (the NumPy path's relu), over n
+// floats, OpenMP-parallel; y may be x; any GIL state.
+void relu_values(const float* x, float* y, std::int64_t n);
 
 // Counts for tests and benchmarks: tensors deferred, relus folded into a
 // deferred computation, and how those ran (oneDNN post-op or a loop after).
