@@ -143,16 +143,13 @@ TensorPtr bn_forward_inference(const py::object& x_obj, const py::object& gamma_
         defer_primitive(y, prim, args, keep, fn, [key, src, eps] {
             PrimitiveKey fused_key = key;
             fused_key.option("fuse_relu", 1);
-            try {
-                return PrimitiveCache::global().get_or_create(fused_key, [&] {
-                    return dnnl::primitive(fwd(forward_pd(
-                        prop_kind::forward_inference, src, eps,
-                        scale_shift | normalization_flags::use_global_stats |
-                            normalization_flags::fuse_norm_relu)));
-                });
-            } catch (const dnnl::error&) {
-                return dnnl::primitive();  // relu then runs as a loop after it
-            }
+            // (none: relu then runs as a loop after it)
+            return PrimitiveCache::global().get_or_none(fused_key, [&] {
+                return dnnl::primitive(fwd(forward_pd(
+                    prop_kind::forward_inference, src, eps,
+                    scale_shift | normalization_flags::use_global_stats |
+                        normalization_flags::fuse_norm_relu)));
+            });
         });
         return y;
     });

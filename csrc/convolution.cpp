@@ -16,8 +16,6 @@
 // - Weight gradients are produced in the weight's own layout (w_like), so the
 //   optimizer updates the pair element-wise without a reorder.
 #include <cstring>
-#include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -207,48 +205,34 @@ std::string impl_of(const dnnl::primitive& p) {
     return s ? s : "";
 }
 
-// Keys of convolutions for which oneDNN offers no relu post-op with the same
-// layouts and implementation (their relu runs as a loop after them).
-std::mutex g_unfusable_mutex;
-std::set<std::string> g_unfusable;
-
 // The convolution `conv` (cached under `key`) with a relu post-op on the same
-// layouts and implementation, or an empty primitive when there is none.
+// layouts and implementation, or an empty primitive when oneDNN has none
+// (remembered in the cache, so not retried per call).
 dnnl::primitive conv_relu_primitive(const dnnl::primitive& conv, const PrimitiveKey& key,
                                     bool with_bias, const Geometry& g) {
     PrimitiveKey fused_key = key;
     fused_key.option("post_relu", 1);
-    {
-        std::lock_guard<std::mutex> lock(g_unfusable_mutex);
-        if (g_unfusable.count(fused_key.str())) return dnnl::primitive();
-    }
-    try {
-        return PrimitiveCache::global().get_or_create(fused_key, [&] {
-            dnnl::post_ops ops;
-            ops.append_eltwise(algorithm::eltwise_relu, 0.0f, 0.0f);
-            dnnl::primitive_attr attr;
-            attr.set_post_ops(ops);
-            const memory::desc src = query_md(conv, query::src_md),
-                               w = query_md(conv, query::weights_md),
-                               dst = query_md(conv, query::dst_md);
-            fwd::primitive_desc pd =
-                with_bias ? fwd::primitive_desc(cpu_engine(), fwd_prop(),
-                                                algorithm::convolution_direct, src, w,
-                                                query_md(conv, query::weights_md, 1), dst,
-                                                g.stride, g.dilate, g.pad_l, g.pad_r, attr, true)
-                          : fwd::primitive_desc(cpu_engine(), fwd_prop(),
-                                                algorithm::convolution_direct, src, w, dst,
-                                                g.stride, g.dilate, g.pad_l, g.pad_r, attr, true);
-            if (!pd || std::strcmp(pd.impl_info_str(), impl_of(conv).c_str()) != 0) {
-                throw dnnl::error(dnnl_unimplemented, "no fused relu with the same kernel");
-            }
-            return dnnl::primitive(fwd(pd));
-        });
-    } catch (const dnnl::error&) {
-        std::lock_guard<std::mutex> lock(g_unfusable_mutex);
-        g_unfusable.insert(fused_key.str());
-        return dnnl::primitive();
-    }
+    return PrimitiveCache::global().get_or_none(fused_key, [&] {
+        dnnl::post_ops ops;
+        ops.append_eltwise(algorithm::eltwise_relu, 0.0f, 0.0f);
+        dnnl::primitive_attr attr;
+        attr.set_post_ops(ops);
+        const memory::desc src = query_md(conv, query::src_md),
+                           w = query_md(conv, query::weights_md),
+                           dst = query_md(conv, query::dst_md);
+        fwd::primitive_desc pd =
+            with_bias ? fwd::primitive_desc(cpu_engine(), fwd_prop(),
+                                            algorithm::convolution_direct, src, w,
+                                            query_md(conv, query::weights_md, 1), dst, g.stride,
+                                            g.dilate, g.pad_l, g.pad_r, attr, true)
+                      : fwd::primitive_desc(cpu_engine(), fwd_prop(),
+                                            algorithm::convolution_direct, src, w, dst, g.stride,
+                                            g.dilate, g.pad_l, g.pad_r, attr, true);
+        if (!pd || std::strcmp(pd.impl_info_str(), impl_of(conv).c_str()) != 0) {
+            throw dnnl::error(dnnl_unimplemented, "no fused relu with the same kernel");
+        }
+        return dnnl::primitive(fwd(pd));
+    });
 }
 
 

@@ -71,6 +71,21 @@ public:
         return insert(key.str(), std::forward<Make>(make)());
     }
 
+    // Like get_or_create for an optional primitive (e.g. a fused variant):
+    // when make() throws dnnl::error, an empty primitive is cached under key
+    // and returned, so the attempt is not repeated on every call.
+    template <class Make>
+    dnnl::primitive get_or_none(const PrimitiveKey& key, Make&& make) {
+        if (auto hit = lookup(key.str())) return *hit;
+        dnnl::primitive made;
+        try {
+            made = std::forward<Make>(make)();
+        } catch (const dnnl::error&) {
+            made = dnnl::primitive();
+        }
+        return insert(key.str(), made);
+    }
+
     void clear();
     // Capacity 0 disables caching; shrinking evicts least recently used entries.
     void set_capacity(std::size_t capacity);
