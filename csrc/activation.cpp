@@ -51,7 +51,7 @@ const char* algorithm_name(algorithm alg) {
 
 eltwise_fwd::primitive_desc forward_pd(prop_kind kind, algorithm alg, const memory::desc& md,
                                        float alpha) {
-    return eltwise_fwd::primitive_desc(cpu_engine(), kind, alg, md, md, alpha, 0.0f);
+    return eltwise_fwd::primitive_desc(cpu_engine(), kind, alg, md, md, alpha, 0.0f, op_attr());
 }
 
 // y = f(x) in x's layout.
@@ -105,7 +105,8 @@ TensorPtr eltwise_backward(const char* fn, const TensorPtr& ref, const TensorPtr
             const eltwise_fwd::primitive_desc hint =
                 forward_pd(prop_kind::forward_training, alg, flat, alpha);
             return dnnl::primitive(eltwise_bwd(
-                eltwise_bwd::primitive_desc(cpu_engine(), alg, flat, flat, flat, alpha, 0.0f, hint)));
+                eltwise_bwd::primitive_desc(cpu_engine(), alg, flat, flat, flat, alpha, 0.0f, hint,
+                                            op_attr())));
         });
         execute(prim, {{use_dst ? DNNL_ARG_DST : DNNL_ARG_SRC, ref->mem_as(flat)},
                        {DNNL_ARG_DIFF_DST, gy->mem_as(flat)},

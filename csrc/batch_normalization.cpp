@@ -62,7 +62,7 @@ memory::desc vector_md(std::int64_t channels) { return plain_desc({channels}); }
 
 fwd::primitive_desc forward_pd(prop_kind kind, const memory::desc& src, float eps,
                                normalization_flags flags) {
-    return fwd::primitive_desc(cpu_engine(), kind, src, src, eps, flags);
+    return fwd::primitive_desc(cpu_engine(), kind, src, src, eps, flags, op_attr());
 }
 
 std::string what_x(const TensorPtr& x) { return "x " + shape_str(x->shape()) + " " + x->format(); }
@@ -177,7 +177,7 @@ py::tuple bn_backward(const py::object& x_obj, const py::object& gamma_obj,
                 forward_pd(prop_kind::forward_training, md, ctx->eps, scale_shift);
             return dnnl::primitive(bwd(bwd::primitive_desc(cpu_engine(), prop_kind::backward,
                                                            md, md, md, ctx->eps, scale_shift,
-                                                           hint)));
+                                                           hint, op_attr())));
         });
         const memory::desc vmd = vector_md(c);
         // oneDNN's batch normalization may write diff_src over diff_dst: do

@@ -83,7 +83,7 @@ py::tuple concat_forward(const py::sequence& xs_obj, int axis) {
         }
         dnnl::primitive prim = PrimitiveCache::global().get_or_create(key, [&] {
             return dnnl::primitive(
-                dnnl::concat(dnnl::concat::primitive_desc(cpu_engine(), axis, srcs)));
+                dnnl::concat(dnnl::concat::primitive_desc(cpu_engine(), axis, srcs, op_attr())));
         });
         TensorPtr y = Tensor::empty(query_md(prim, query::dst_md), ctx->y_shape);
         std::unordered_map<int, memory> args{{DNNL_ARG_DST, y->mem()}};

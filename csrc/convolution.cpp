@@ -186,11 +186,11 @@ fwd::primitive_desc fwd_pd(const memory::desc& src, const memory::desc& w,
         return fwd::primitive_desc(cpu_engine(), fwd_prop(),
                                    algorithm::convolution_direct, src, w,
                                    plain_desc({bias_channels}), dst, g.stride, g.dilate,
-                                   g.pad_l, g.pad_r, dnnl::primitive_attr(), allow_empty);
+                                   g.pad_l, g.pad_r, op_attr(), allow_empty);
     }
     return fwd::primitive_desc(cpu_engine(), fwd_prop(),
                                algorithm::convolution_direct, src, w, dst, g.stride, g.dilate,
-                               g.pad_l, g.pad_r, dnnl::primitive_attr(), allow_empty);
+                               g.pad_l, g.pad_r, op_attr(), allow_empty);
 }
 
 std::string describe(const char* a, const Shape& sa, const char* b, const Shape& sb) {
@@ -215,7 +215,7 @@ dnnl::primitive conv_relu_primitive(const dnnl::primitive& conv, const Primitive
     return PrimitiveCache::global().get_or_none(fused_key, [&] {
         dnnl::post_ops ops;
         ops.append_eltwise(algorithm::eltwise_relu, 0.0f, 0.0f);
-        dnnl::primitive_attr attr;
+        dnnl::primitive_attr attr = op_attr();
         attr.set_post_ops(ops);
         const memory::desc src = query_md(conv, query::src_md),
                            w = query_md(conv, query::weights_md),
@@ -314,7 +314,7 @@ void add_channel_bias(const TensorPtr& y, const TensorPtr& b) {
     key.text("dst", desc_key(y->desc()));
     dnnl::primitive add = PrimitiveCache::global().get_or_create(key, [&] {
         return dnnl::binary(dnnl::binary::primitive_desc(cpu_engine(), algorithm::binary_add,
-                                                         y->desc(), b_md, y->desc()));
+                                                         y->desc(), b_md, y->desc(), op_attr()));
     });
     std::vector<TensorPtr> keep;
     execute(add, {{DNNL_ARG_SRC_0, y->mem()},
@@ -362,11 +362,11 @@ TensorPtr conv_backward_data(const py::object& gy_obj, const py::object& w_obj,
                 fwd_pd(any_md(xd), any_md(wd), 0, any_md(yd), g, false);
             bwd_data::primitive_desc any(cpu_engine(), algorithm::convolution_direct,
                                          any_md(xd), any_md(wd), any_md(yd), g.stride, g.dilate,
-                                         g.pad_l, g.pad_r, hint);
+                                         g.pad_l, g.pad_r, hint, op_attr());
             for (const memory::desc& w_try : offers(w_off, !is_any(gy_off), wd)) {
                 bwd_data::primitive_desc offered(cpu_engine(), algorithm::convolution_direct,
                                                  any_md(xd), w_try, gy_off, g.stride, g.dilate,
-                                                 g.pad_l, g.pad_r, hint, dnnl::primitive_attr(),
+                                                 g.pad_l, g.pad_r, hint, op_attr(),
                                                  true);
                 if (offered && same_impl(offered, any)) return dnnl::primitive(bwd_data(offered));
             }
@@ -435,11 +435,11 @@ py::tuple conv_backward_weights(const py::object& x_obj, const py::object& gy_ob
                 if (with_bias) {
                     return bwd_weights::primitive_desc(
                         cpu_engine(), algorithm::convolution_direct, s, w, b_md, d, g.stride,
-                        g.dilate, g.pad_l, g.pad_r, hint, dnnl::primitive_attr(), allow_empty);
+                        g.dilate, g.pad_l, g.pad_r, hint, op_attr(), allow_empty);
                 }
                 return bwd_weights::primitive_desc(cpu_engine(), algorithm::convolution_direct,
                                                    s, w, d, g.stride, g.dilate, g.pad_l,
-                                                   g.pad_r, hint, dnnl::primitive_attr(),
+                                                   g.pad_r, hint, op_attr(),
                                                    allow_empty);
             };
             bwd_weights::primitive_desc any = make_pd(any_md(xd), any_md(wd), any_md(yd), false);

@@ -49,7 +49,7 @@ dnnl::eltwise_forward::primitive_desc relu_forward_pd(const memory::desc& md,
                                                       float negative_slope) {
     return dnnl::eltwise_forward::primitive_desc(cpu_engine(), prop_kind::forward_training,
                                                  algorithm::eltwise_relu, md, md,
-                                                 negative_slope, 0.0f);
+                                                 negative_slope, 0.0f, op_attr());
 }
 
 float* data_of(const py::array& a) {
@@ -96,7 +96,7 @@ py::array_t<float> relu_backward(const py::object& x_obj, const py::object& gy_o
             relu_key("eltwise_backward", n, negative_slope), [&] {
                 return dnnl::eltwise_backward(dnnl::eltwise_backward::primitive_desc(
                     cpu_engine(), algorithm::eltwise_relu, md, md, md, negative_slope, 0.0f,
-                    relu_forward_pd(md, negative_slope)));
+                    relu_forward_pd(md, negative_slope), op_attr()));
             });
         const dnnl::engine& engine = cpu_engine();
         execute(relu_grad, {{DNNL_ARG_SRC, memory(md, engine, data_of(x))},
@@ -191,7 +191,7 @@ TensorPtr relu_grad_tensor(const py::object& y_obj, const py::object& gy_obj,
                 algorithm::eltwise_relu_use_dst_for_bwd, md, md, 0.0f, 0.0f);
             return dnnl::eltwise_backward(dnnl::eltwise_backward::primitive_desc(
                 cpu_engine(), algorithm::eltwise_relu_use_dst_for_bwd, md, md, md, 0.0f, 0.0f,
-                hint));
+                hint, op_attr()));
         });
         execute(grad, {{DNNL_ARG_DST, y->mem_as(md)},
                        {DNNL_ARG_DIFF_DST, gy->mem_as(md)},

@@ -14,4 +14,10 @@ dnnl::stream& cpu_stream() {
     return stream;
 }
 
+dnnl::primitive_attr op_attr() {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return attr;
+}
+
 }  // namespace cpuframe

@@ -12,4 +12,12 @@ const dnnl::engine& cpu_engine();
 // oneDNN stream must not be used by two threads at once.
 dnnl::stream& cpu_stream();
 
+// The attributes every primitive that runs is created with: a user-managed
+// scratchpad, so that each call brings scratch memory of its own (execute()
+// in tensor.hpp allocates it). With oneDNN's library-managed scratchpad, a
+// cached primitive run by two threads at once shares one scratchpad, which
+// gives wrong results and hangs (barriers kept in it); execute() refuses a
+// primitive created without these attributes.
+dnnl::primitive_attr op_attr();
+
 }  // namespace cpuframe

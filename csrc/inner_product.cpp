@@ -71,10 +71,10 @@ ip_fwd::primitive_desc fwd_pd(const memory::desc& x, const memory::desc& w, std:
                               const memory::desc& y, bool allow_empty) {
     if (bias > 0) {
         return ip_fwd::primitive_desc(cpu_engine(), prop_kind::forward_training, x, w,
-                                      plain_desc({bias}), y, dnnl::primitive_attr(), allow_empty);
+                                      plain_desc({bias}), y, op_attr(), allow_empty);
     }
     return ip_fwd::primitive_desc(cpu_engine(), prop_kind::forward_training, x, w, y,
-                                  dnnl::primitive_attr(), allow_empty);
+                                  op_attr(), allow_empty);
 }
 
 TensorPtr linear_forward(const py::object& x_obj, const py::object& w_obj,
@@ -160,13 +160,14 @@ TensorPtr linear_backward_data(const py::object& gy_obj, const py::object& w_obj
             const ip_fwd::primitive_desc hint = fwd_pd(any_md(xd), any_md(wd), 0, any_md(yd), false);
             if (plain) {
                 ip_bwd_data::primitive_desc kept(cpu_engine(), any_md(xd), w_off, any_md(yd), hint,
-                                                 dnnl::primitive_attr(), true);
+                                                 op_attr(), true);
                 if (kept) return dnnl::primitive(ip_bwd_data(kept));
             }
-            ip_bwd_data::primitive_desc any(cpu_engine(), any_md(xd), any_md(wd), any_md(yd), hint);
+            ip_bwd_data::primitive_desc any(cpu_engine(), any_md(xd), any_md(wd), any_md(yd), hint,
+                                            op_attr());
             if (!is_any(w_off) && !plain) {
                 ip_bwd_data::primitive_desc offered(cpu_engine(), any_md(xd), w_off, any_md(yd),
-                                                    hint, dnnl::primitive_attr(), true);
+                                                    hint, op_attr(), true);
                 if (offered && same_impl(offered, any)) return dnnl::primitive(ip_bwd_data(offered));
             }
             return dnnl::primitive(ip_bwd_data(any));
@@ -215,10 +216,10 @@ py::tuple linear_backward_weights(const py::object& x_obj, const py::object& gy_
                 if (with_bias) {
                     return ip_bwd_weights::primitive_desc(cpu_engine(), any_md(xd), w, b_md,
                                                           any_md(yd), hint,
-                                                          dnnl::primitive_attr(), allow_empty);
+                                                          op_attr(), allow_empty);
                 }
                 return ip_bwd_weights::primitive_desc(cpu_engine(), any_md(xd), w, any_md(yd),
-                                                      hint, dnnl::primitive_attr(), allow_empty);
+                                                      hint, op_attr(), allow_empty);
             };
             if (plain) {
                 ip_bwd_weights::primitive_desc kept = make_pd(gw_off, true);

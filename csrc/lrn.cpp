@@ -51,7 +51,7 @@ void add_params(PrimitiveKey& key, const LrnContext& c) {
 
 fwd::primitive_desc forward_pd(const LrnContext& c, prop_kind kind) {
     return fwd::primitive_desc(cpu_engine(), kind, algorithm::lrn_across_channels, c.src_md,
-                               c.src_md, c.local_size, c.alpha, c.beta, c.k);
+                               c.src_md, c.local_size, c.alpha, c.beta, c.k, op_attr());
 }
 
 bool is_channels_last(const memory::desc& md) {
@@ -76,11 +76,11 @@ memory::desc training_layout(const LrnContext& c, const memory::desc& plain) {
     for (const memory::desc& md : candidates) {
         const fwd::primitive_desc hint = fwd::primitive_desc(
             cpu_engine(), prop_kind::forward_training, algorithm::lrn_across_channels, md, md,
-            c.local_size, c.alpha, c.beta, c.k, dnnl::primitive_attr(), true);
+            c.local_size, c.alpha, c.beta, c.k, op_attr(), true);
         if (!hint) continue;
         const bwd::primitive_desc back(cpu_engine(), algorithm::lrn_across_channels, md, md, md,
                                        c.local_size, c.alpha, c.beta, c.k, hint,
-                                       dnnl::primitive_attr(), true);
+                                       op_attr(), true);
         if (back && !reference_impl(back.impl_info_str())) return md;
     }
     return plain;
@@ -169,7 +169,7 @@ TensorPtr lrn_backward(const py::object& x_obj, const py::object& gy_obj,
             const fwd::primitive_desc hint = forward_pd(*ctx, prop_kind::forward_training);
             return dnnl::primitive(bwd(bwd::primitive_desc(
                 cpu_engine(), algorithm::lrn_across_channels, md, md, md, ctx->local_size,
-                ctx->alpha, ctx->beta, ctx->k, hint)));
+                ctx->alpha, ctx->beta, ctx->k, hint, op_attr())));
         });
         std::vector<TensorPtr> keep;
         std::unordered_map<int, memory> args;

@@ -71,7 +71,7 @@ fwd::primitive_desc forward_pd(const PoolingContext& c, prop_kind kind,
                                const memory::desc& src, const memory::desc& dst) {
     const dims dilation(c.kernel.size(), 0);
     return fwd::primitive_desc(cpu_engine(), kind, c.alg, src, dst, c.stride, c.kernel,
-                               dilation, c.pad_l, c.pad_r);
+                               dilation, c.pad_l, c.pad_r, op_attr());
 }
 
 py::tuple pooling_forward(const py::object& x_obj, const std::vector<std::int64_t>& kernel,
@@ -165,7 +165,7 @@ TensorPtr pooling_backward(const py::object& gy_obj, const PoolingContextPtr& ct
             const dims dilation(ctx->kernel.size(), 0);
             return dnnl::primitive(bwd(bwd::primitive_desc(
                 cpu_engine(), ctx->alg, ctx->src_md, ctx->dst_md, ctx->stride, ctx->kernel,
-                dilation, ctx->pad_l, ctx->pad_r, hint)));
+                dilation, ctx->pad_l, ctx->pad_r, hint, op_attr())));
         });
         std::vector<TensorPtr> keep;
         std::unordered_map<int, memory> args;

@@ -33,7 +33,7 @@
 // Threads: the directions of a layer (and, with threads to spare, parts of
 // its batch) run as independent single-threaded streams side by side, which
 // keeps the cores busier than one OpenMP team per tiny step (see
-// run_concurrently). Workspaces and scratchpads come from a buffer pool.
+// run_concurrently). Workspaces and scratchpads come from the tensor buffer pool.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -166,72 +166,6 @@ BwdDescs bwd_descs(const Cell& cell, i64 T, i64 B, i64 C, i64 N, i64 gy_ld) {
     return d;
 }
 
-// The RNN primitives run on worker threads too; their scratchpads come from
-// the buffer pool rather than oneDNN's thread-local global scratchpad.
-dnnl::primitive_attr user_scratchpad() {
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    return attr;
-}
-
-// -- a pool of large buffers ------------------------------------------------------
-//
-// Workspaces and scratchpads run to tens of megabytes per call; fresh
-// allocations of that size come from mmap and page-fault on first touch every
-// call. Released buffers wait here (up to a bound) for the next call.
-
-class BufferPool {
-public:
-    static BufferPool& global() {
-        static BufferPool* pool = new BufferPool();  // never destroyed
-        return *pool;
-    }
-
-    std::shared_ptr<void> acquire(std::size_t bytes) {
-        bytes = (std::max<std::size_t>(bytes, 1) + 4095) / 4096 * 4096;
-        void* p = nullptr;
-        std::size_t size = bytes;
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            auto it = free_.lower_bound(bytes);
-            if (it != free_.end() && it->first <= 2 * bytes) {
-                size = it->first;
-                p = it->second;
-                idle_ -= size;
-                free_.erase(it);
-            }
-        }
-        if (!p) {
-            p = std::aligned_alloc(4096, size);
-            if (!p) throw std::bad_alloc();
-        }
-        return std::shared_ptr<void>(p, [this, size](void* q) { release(q, size); });
-    }
-
-private:
-    static constexpr std::size_t max_idle = std::size_t{1} << 30;
-
-    void release(void* p, std::size_t size) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        while (idle_ + size > max_idle && !free_.empty()) {
-            auto it = free_.begin();  // the smallest first
-            idle_ -= it->first;
-            std::free(it->second);
-            free_.erase(it);
-        }
-        if (idle_ + size > max_idle) {
-            std::free(p);
-            return;
-        }
-        free_.emplace(size, p);
-        idle_ += size;
-    }
-
-    std::mutex mutex_;
-    std::multimap<std::size_t, void*> free_;
-    std::size_t idle_ = 0;
-};
-
 rnn_direction direction_of(bool reverse) {
     return reverse ? rnn_direction::unidirectional_right2left
                    : rnn_direction::unidirectional_left2right;
@@ -244,15 +178,15 @@ dnnl::primitive make_forward(const Cell& cell, prop_kind prop, bool reverse, con
         case CellKind::lstm:
             return dnnl::lstm_forward(dnnl::lstm_forward::primitive_desc(
                 eng, prop, dir, d.src_layer, d.src_iter, d.src_iter_c, d.w_layer, d.w_iter,
-                d.bias, d.dst_layer, d.dst_iter, d.dst_iter_c, user_scratchpad()));
+                d.bias, d.dst_layer, d.dst_iter, d.dst_iter_c, op_attr()));
         case CellKind::gru:
             return dnnl::lbr_gru_forward(dnnl::lbr_gru_forward::primitive_desc(
                 eng, prop, dir, d.src_layer, d.src_iter, d.w_layer, d.w_iter, d.bias,
-                d.dst_layer, d.dst_iter, user_scratchpad()));
+                d.dst_layer, d.dst_iter, op_attr()));
         case CellKind::rnn:
             return dnnl::vanilla_rnn_forward(dnnl::vanilla_rnn_forward::primitive_desc(
                 eng, prop, cell.activation, dir, d.src_layer, d.src_iter, d.w_layer, d.w_iter,
-                d.bias, d.dst_layer, d.dst_iter, user_scratchpad()));
+                d.bias, d.dst_layer, d.dst_iter, op_attr()));
     }
     throw std::logic_error("rnn: unknown cell");
 }
@@ -274,7 +208,7 @@ dnnl::primitive make_backward(const Cell& cell, bool reverse, const FwdDescs& f,
                 f.w_layer, f.w_iter, f.bias, f.dst_layer, f.dst_iter, f.dst_iter_c,
                 b.diff_src_layer, b.diff_src_iter, b.diff_src_iter_c, b.diff_w_layer,
                 b.diff_w_iter, b.diff_bias, b.diff_dst_layer, b.diff_dst_iter,
-                b.diff_dst_iter_c, hint, user_scratchpad()));
+                b.diff_dst_iter_c, hint, op_attr()));
         }
         case CellKind::gru: {
             dnnl::lbr_gru_forward::primitive_desc hint(eng, train, dir, h.src_layer,
@@ -284,7 +218,7 @@ dnnl::primitive make_backward(const Cell& cell, bool reverse, const FwdDescs& f,
                 eng, prop_kind::backward, dir, f.src_layer, f.src_iter, f.w_layer, f.w_iter,
                 f.bias, f.dst_layer, f.dst_iter, b.diff_src_layer, b.diff_src_iter,
                 b.diff_w_layer, b.diff_w_iter, b.diff_bias, b.diff_dst_layer,
-                b.diff_dst_iter, hint, user_scratchpad()));
+                b.diff_dst_iter, hint, op_attr()));
         }
         case CellKind::rnn: {
             dnnl::vanilla_rnn_forward::primitive_desc hint(
@@ -294,7 +228,7 @@ dnnl::primitive make_backward(const Cell& cell, bool reverse, const FwdDescs& f,
                 eng, prop_kind::backward, cell.activation, dir, f.src_layer, f.src_iter,
                 f.w_layer, f.w_iter, f.bias, f.dst_layer, f.dst_iter, b.diff_src_layer,
                 b.diff_src_iter, b.diff_w_layer, b.diff_w_iter, b.diff_bias,
-                b.diff_dst_layer, b.diff_dst_iter, hint, user_scratchpad()));
+                b.diff_dst_layer, b.diff_dst_iter, hint, op_attr()));
         }
     }
     throw std::logic_error("rnn: unknown cell");
@@ -312,24 +246,12 @@ PrimitiveKey segment_key(const char* op, const Cell& cell, bool reverse, i64 T, 
 // The layer loops run with the GIL released (possibly on worker threads), so
 // they execute primitives directly on the calling thread's stream.
 
-void execute_here(const dnnl::primitive& p, std::unordered_map<int, memory> args) {
-    const memory::desc sp_md = query_md(p, dnnl::query::scratchpad_md);
-    std::shared_ptr<void> scratch;
-    if (sp_md.get_size() > 0) {
-        scratch = BufferPool::global().acquire(sp_md.get_size());
-        args[DNNL_ARG_SCRATCHPAD] = memory(sp_md, cpu_engine(), scratch.get());
-    }
-    dnnl::stream& stream = cpu_stream();
-    p.execute(stream, args);
-    stream.wait();
-}
-
 void reorder_here(const memory& src, const memory& dst) {
     PrimitiveKey key("rnn_reorder");
     key.text("src", desc_key(src.get_desc())).text("dst", desc_key(dst.get_desc()));
     dnnl::primitive r = PrimitiveCache::global().get_or_create(key, [&] {
         return dnnl::reorder(dnnl::reorder::primitive_desc(
-            cpu_engine(), src.get_desc(), cpu_engine(), dst.get_desc(), user_scratchpad()));
+            cpu_engine(), src.get_desc(), cpu_engine(), dst.get_desc(), op_attr()));
     });
     execute_here(r, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
 }
@@ -466,7 +388,7 @@ void run_forward(RnnContext& ctx, int threads) {
         if (ctx.training) {
             const memory::desc ws_md = query_md(s.forward, dnnl::query::workspace_md);
             if (!s.workspace) {
-                s.ws_buffer = BufferPool::global().acquire(ws_md.get_size());
+                s.ws_buffer = pooled_buffer(ws_md.get_size());
                 s.workspace = memory(ws_md, cpu_engine(), s.ws_buffer.get());
             }
             args[DNNL_ARG_WORKSPACE] = s.workspace;
@@ -1491,7 +1413,7 @@ void eltwise(algorithm alg, const float* src, float* dst, i64 n) {
     const memory::desc md = flat_md(n);
     dnnl::primitive p = PrimitiveCache::global().get_or_create(key, [&] {
         return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
-            cpu_engine(), prop_kind::forward_inference, alg, md, md, 0.0f, 0.0f));
+            cpu_engine(), prop_kind::forward_inference, alg, md, md, 0.0f, 0.0f, op_attr()));
     });
     execute_here(p, {{DNNL_ARG_SRC, mem_at(md, const_cast<float*>(src))},
                      {DNNL_ARG_DST, mem_at(md, dst)}});

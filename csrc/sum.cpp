@@ -51,7 +51,7 @@ TensorPtr sum_tensors(const py::sequence& xs) {
         dnnl::primitive sum = PrimitiveCache::global().get_or_create(key, [&] {
             std::vector<float> scales(n, 1.0f);
             std::vector<memory::desc> mds(n, md);
-            return dnnl::sum(dnnl::sum::primitive_desc(cpu_engine(), md, scales, mds));
+            return dnnl::sum(dnnl::sum::primitive_desc(cpu_engine(), md, scales, mds, op_attr()));
         });
         std::vector<TensorPtr> keep;
         std::unordered_map<int, memory> args;

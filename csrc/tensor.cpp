@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <string>
 #include <mutex>
+#include <optional>
 
 #include <sys/mman.h>
 
@@ -199,11 +200,7 @@ BufferPool& buffer_pool() {
     return *pool;
 }
 
-namespace {
-
-constexpr std::size_t alignment = 64;
-
-std::shared_ptr<void> allocate(std::size_t bytes) {
+std::shared_ptr<void> pooled_buffer(std::size_t bytes) {
     BufferPool& pool = buffer_pool();
     std::size_t rounded = BufferPool::round(bytes);
     void* p = pool.take(rounded);  // may hand out a larger buffer (rounded updated)
@@ -218,6 +215,10 @@ std::shared_ptr<void> allocate(std::size_t bytes) {
         owner.give(q, rounded);
     });
 }
+
+namespace {
+
+constexpr std::size_t alignment = 64;
 
 // Keeps a Python object alive from C++; releasing it takes the GIL, so the last
 // reference may drop anywhere.
@@ -287,7 +288,7 @@ TensorPtr Tensor::empty(const memory::desc& md, Shape shape) {
         const memory::dims d = md.get_dims();
         shape.assign(d.begin(), d.end());
     }
-    std::shared_ptr<void> buf = allocate(md.get_size());
+    std::shared_ptr<void> buf = pooled_buffer(md.get_size());
     void* data = buf.get();
     TensorPtr t(new Tensor(md, std::move(shape), data, std::move(buf)));
     t->allocated_ = true;
@@ -307,7 +308,11 @@ DeferredCounters& deferred_counters() {
 }
 
 void Tensor::defer(std::shared_ptr<PendingValues> pending) {
-    pending_ = std::move(pending);
+    {
+        std::lock_guard<std::mutex> lock(pending_mutex_);
+        pending_ = std::move(pending);
+        has_pending_.store(true, std::memory_order_release);
+    }
     deferred_counters().deferred.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(g_pending_mutex);
     // Entries of tensors settled or gone are dropped here now and then (a
@@ -321,6 +326,46 @@ void Tensor::defer(std::shared_ptr<PendingValues> pending) {
                         g_pending.end());
     }
     g_pending.push_back(weak_from_this());
+}
+
+namespace {
+
+// Waits for a lock without holding the GIL: the thread that holds the lock
+// may run a primitive, which releases and re-takes the GIL; a waiter holding
+// the GIL would deadlock with it. with_gil: the GIL is taken back once the
+// lock is held (the caller needs it inside); else after the unlock.
+class NoGilLock {
+public:
+    NoGilLock(std::mutex& m, bool with_gil) {
+        if (PyGILState_Check()) nogil_.emplace();
+        lock_ = std::unique_lock<std::mutex>(m);
+        if (with_gil) nogil_.reset();
+    }
+
+private:
+    std::optional<py::gil_scoped_release> nogil_;  // released last
+    std::unique_lock<std::mutex> lock_;
+};
+
+}  // namespace
+
+void Tensor::settle_pending() const {
+    NoGilLock lock(pending_mutex_, false);
+    if (!pending_) return;  // another thread computed them meanwhile
+    // On an exception the values stay pending: a later read tries again.
+    pending_->run(pending_->relu);
+    pending_.reset();
+    has_pending_.store(false, std::memory_order_release);
+}
+
+bool Tensor::fuse_relu() {
+    if (!is_pending()) return false;
+    NoGilLock lock(pending_mutex_, false);
+    if (!pending_ || !pending_->relu_fusable || pending_->relu) return false;
+    if (!pending_->relu_fusable()) return false;
+    pending_->relu = true;
+    deferred_counters().fused_relu.fetch_add(1, std::memory_order_relaxed);
+    return true;
 }
 
 bool all_finite(const float* p, std::int64_t n) {
@@ -356,7 +401,6 @@ void defer_primitive(const TensorPtr& y, const dnnl::primitive& primitive,
                            static_cast<std::int64_t>(t->nbytes() / sizeof(float)));
     }
     pending->relu_fusable = [spans, buffers] {
-        py::gil_scoped_release release;
         for (const auto& in : spans) {
             if (!all_finite(in.first, in.second)) return false;
         }
@@ -441,6 +485,12 @@ TensorPtr Tensor::reordered(const memory::desc& md) const {
 }
 
 void Tensor::reorder_inplace(const memory::desc& md) {
+    if (md == md_) return;
+    // Two threads making their first call with the same parameter may both
+    // get here: one re-lays it out, the other then finds it done. A call
+    // already running on the old buffer keeps it alive (arg_memory pins it).
+    static std::mutex relayout;
+    NoGilLock lock(relayout, true);
     if (md == md_) return;
     settle();
     TensorPtr t = reordered(md);
@@ -740,7 +790,12 @@ TensorPtr in_layout(const TensorPtr& t, const memory::desc& want) {
 }
 
 memory arg_memory(const TensorPtr& t, const memory::desc& want, std::vector<TensorPtr>& keep) {
-    keep.push_back(in_layout(t, want));
+    TensorPtr in = in_layout(t, want);
+    // A plain parameter may be re-laid out in place by another thread's call
+    // while this one runs (reorder_inplace swaps its buffer): hold on to the
+    // buffer itself, not only to the Tensor.
+    if (in == t && t->is_plain()) in = Tensor::wrap(t->desc(), t->shape(), t->data(), t->owner());
+    keep.push_back(std::move(in));
     return keep.back()->mem();
 }
 
@@ -753,11 +808,42 @@ memory::desc query_md(const dnnl::primitive& primitive, dnnl::query what, int in
     return memory::desc(clone);
 }
 
-void execute(const dnnl::primitive& primitive, const std::unordered_map<int, memory>& args) {
-    py::gil_scoped_release release;
+namespace {
+
+bool user_scratchpad(const dnnl::primitive& primitive) {
+    const_dnnl_primitive_attr_t attr = nullptr;
+    dnnl_scratchpad_mode_t mode = dnnl_scratchpad_mode_library;
+    return dnnl_primitive_desc_get_attr(primitive.get_primitive_desc(), &attr) ==
+               dnnl_success &&
+           dnnl_primitive_attr_get_scratchpad_mode(attr, &mode) == dnnl_success &&
+           mode == dnnl_scratchpad_mode_user;
+}
+
+}  // namespace
+
+void execute_here(const dnnl::primitive& primitive, std::unordered_map<int, memory> args) {
+    if (!user_scratchpad(primitive)) {
+        // A programming error of ours (see op_attr): running it could race.
+        throw std::logic_error(
+            "cpuframe internal error: a primitive created without op_attr() (a "
+            "library-managed scratchpad) cannot run safely from several threads");
+    }
+    // This call's own scratch memory: two threads running the same cached
+    // primitive at once never share it.
+    std::shared_ptr<void> scratch;
+    const memory::desc sp_md = query_md(primitive, dnnl::query::scratchpad_md);
+    if (sp_md.get_size() > 0) {
+        scratch = pooled_buffer(sp_md.get_size());
+        args[DNNL_ARG_SCRATCHPAD] = memory(sp_md, cpu_engine(), scratch.get());
+    }
     dnnl::stream& stream = cpu_stream();
     primitive.execute(stream, args);
     stream.wait();
+}
+
+void execute(const dnnl::primitive& primitive, const std::unordered_map<int, memory>& args) {
+    py::gil_scoped_release release;
+    execute_here(primitive, args);
 }
 
 void execute_any_gil(const dnnl::primitive& primitive,
@@ -766,9 +852,7 @@ void execute_any_gil(const dnnl::primitive& primitive,
         execute(primitive, args);
         return;
     }
-    dnnl::stream& stream = cpu_stream();
-    primitive.execute(stream, args);
-    stream.wait();
+    execute_here(primitive, args);
 }
 
 ReorderCounters& reorder_counters() {
@@ -783,7 +867,7 @@ void reorder_memory(const memory& src, const memory& dst) {
     key.text("src", desc_key(src_md)).text("dst", desc_key(dst_md));
     dnnl::primitive r = PrimitiveCache::global().get_or_create(key, [&] {
         return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), src_md, cpu_engine(),
-                                                           dst_md));
+                                                           dst_md, op_attr()));
     });
     ReorderCounters& c = reorder_counters();
     c.count.fetch_add(1, std::memory_order_relaxed);

@@ -106,28 +106,18 @@ public:
     // The tensor must be owned by a TensorPtr; it is registered so that
     // settle_all_pending() finds it. The computation must keep its inputs'
     // buffers (owner()) alive, not only their Tensors.
+    // Threads: any thread may settle any tensor (settle_all_pending settles
+    // those of other threads too) while its owner reads it or folds relu
+    // in; the deferred state is guarded by a lock of the tensor's own, and
+    // the values are computed exactly once.
     void defer(std::shared_ptr<PendingValues> pending);
-    bool is_pending() const { return pending_ != nullptr; }
+    bool is_pending() const { return has_pending_.load(std::memory_order_acquire); }
     void settle() const {
-        if (!pending_) return;
-        std::shared_ptr<PendingValues> p = std::move(pending_);
-        pending_.reset();
-        try {
-            p->run(p->relu);
-        } catch (...) {
-            pending_ = std::move(p);  // not computed: a later read tries again
-            throw;
-        }
+        if (has_pending_.load(std::memory_order_acquire)) settle_pending();
     }
     // Asks the deferred computation to apply relu to its values as it writes
     // them; false (nothing changed) when there is none or it cannot.
-    bool fuse_relu() {
-        if (!pending_ || !pending_->relu_fusable || pending_->relu) return false;
-        if (!pending_->relu_fusable()) return false;
-        pending_->relu = true;
-        deferred_counters().fused_relu.fetch_add(1, std::memory_order_relaxed);
-        return true;
-    }
+    bool fuse_relu();
     // Shares ownership of the buffer (for views over it).
     const std::shared_ptr<void>& owner() const { return owner_; }
     // Whether this tensor alone holds its buffer: allocated by empty() (not
@@ -170,6 +160,11 @@ private:
     std::shared_ptr<void> owner_;  // keeps the buffer alive (also for raw views)
     memory mem_;
     bool allocated_ = false;  // the buffer came from empty() (the pool)
+    // Deferred values: pending_ is guarded by pending_mutex_; has_pending_
+    // lets every access skip the lock once they are computed.
+    void settle_pending() const;
+    mutable std::mutex pending_mutex_;
+    mutable std::atomic<bool> has_pending_{false};
     mutable std::shared_ptr<PendingValues> pending_;
 
     friend py::array raw_view(const TensorPtr& t);
@@ -224,7 +219,10 @@ memory arg_memory(const TensorPtr& t, const memory::desc& want, std::vector<Tens
 // desc when it has none.
 memory::desc query_md(const dnnl::primitive& primitive, dnnl::query what, int index = 0);
 
-// Runs a primitive on the calling thread's stream with the GIL released.
+// Runs a primitive (created with op_attr()) on the calling thread's stream,
+// with scratch memory of this call's own: with the GIL released / from a
+// thread that does not hold it / from either.
+void execute_here(const dnnl::primitive& primitive, std::unordered_map<int, memory> args);
 void execute(const dnnl::primitive& primitive, const std::unordered_map<int, memory>& args);
 // The same from a thread that may or may not hold the GIL (deferred values
 // are computed wherever they are first read).
@@ -303,6 +301,9 @@ private:
     std::atomic<std::size_t> live_{0}, peak_live_{0};
 };
 BufferPool& buffer_pool();
+// A buffer of at least `bytes` (64-byte aligned) from buffer_pool(), given
+// back to it when the last owner lets go; std::bad_alloc when none can be had.
+std::shared_ptr<void> pooled_buffer(std::size_t bytes);
 
 struct ReorderCounters {
     std::atomic<std::uint64_t> count{0};
