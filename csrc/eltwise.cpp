@@ -126,8 +126,14 @@ void relu_flat(const float* x, float* y, std::int64_t n) {
     relu_values(x, y, n);
 }
 
-memory::desc flat_desc_of(const Tensor& t) {
-    return flat_f32_desc(static_cast<memory::dim>(t.nbytes() / sizeof(float)));
+// gx = gy where y > 0, else 0 (gx may be gy). oneDNN's relu backward passes
+// gy through where y is NaN; the NumPy path's mask (y > 0) gives 0 there.
+void relu_grad_flat(const float* y, const float* gy, float* gx, std::int64_t n) {
+    py::gil_scoped_release release;
+#if defined(CPUFRAME_HAVE_OPENMP)
+#pragma omp parallel for simd schedule(static) if (n >= (std::int64_t{1} << 16))
+#endif
+    for (std::int64_t i = 0; i < n; ++i) gx[i] = y[i] > 0.0f ? gy[i] : 0.0f;
 }
 
 TensorPtr relu_tensor(const py::object& x_obj) {
@@ -181,21 +187,9 @@ TensorPtr relu_grad_tensor(const py::object& y_obj, const py::object& gy_obj,
         } else {
             gx = Tensor::empty(y->desc(), y->shape());
         }
-        const memory::desc md = flat_desc_of(*y);
-        const memory::dim n = md.get_dims()[0];
-        PrimitiveKey key("eltwise_backward");
-        key.algorithm(algorithm::eltwise_relu_use_dst_for_bwd).shape({n});
-        dnnl::primitive grad = PrimitiveCache::global().get_or_create(key, [&] {
-            dnnl::eltwise_forward::primitive_desc hint(
-                cpu_engine(), prop_kind::forward_training,
-                algorithm::eltwise_relu_use_dst_for_bwd, md, md, 0.0f, 0.0f);
-            return dnnl::eltwise_backward(dnnl::eltwise_backward::primitive_desc(
-                cpu_engine(), algorithm::eltwise_relu_use_dst_for_bwd, md, md, md, 0.0f, 0.0f,
-                hint, op_attr()));
-        });
-        execute(grad, {{DNNL_ARG_DST, y->mem_as(md)},
-                       {DNNL_ARG_DIFF_DST, gy->mem_as(md)},
-                       {DNNL_ARG_DIFF_SRC, gx->mem_as(md)}});
+        relu_grad_flat(static_cast<const float*>(y->data()),
+                       static_cast<const float*>(gy->data()), static_cast<float*>(gx->data()),
+                       static_cast<std::int64_t>(y->nbytes() / sizeof(float)));
     });
     return gx;
 }
@@ -210,6 +204,18 @@ Computed on the flat physical buffer, so any layout works without a reorder.
 )doc");
     m.def("has_nan", &has_nan, py::arg("x"),
           "Whether a Tensor (or float32 ndarray) holds a NaN; reads its physical buffer.");
+    m.def(
+        "all_within",
+        [](const py::object& x_obj, float low, float high) {
+            TensorPtr x = as_tensor("all_within", "x", x_obj);
+            const float* p = static_cast<const float*>(x->data());
+            const auto n = static_cast<std::int64_t>(x->nbytes() / sizeof(float));
+            py::gil_scoped_release release;
+            return all_within(p, n, low, high);
+        },
+        py::arg("x"), py::arg("low"), py::arg("high"),
+        "Whether every value of a Tensor (or float32 ndarray) lies in [low, high] "
+        "(a NaN never does); reads its physical buffer.");
     m.def("relu_grad", &relu_grad_tensor, py::arg("y"), py::arg("gy"),
           py::arg("overwrite_gy") = false,
           R"doc(Gradient of relu from its output: gx = gy * (y > 0), in y's layout.

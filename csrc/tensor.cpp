@@ -368,6 +368,15 @@ bool Tensor::fuse_relu() {
     return true;
 }
 
+bool all_within(const float* p, std::int64_t n, float low, float high) {
+    int bad = 0;
+#if defined(CPUFRAME_HAVE_OPENMP)
+#pragma omp parallel for simd schedule(static) reduction(|: bad) if (n >= (std::int64_t{1} << 16))
+#endif
+    for (std::int64_t i = 0; i < n; ++i) bad |= !(p[i] >= low && p[i] <= high);
+    return bad == 0;
+}
+
 bool all_finite(const float* p, std::int64_t n) {
     int bad = 0;
 #if defined(CPUFRAME_HAVE_OPENMP)

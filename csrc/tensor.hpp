@@ -58,6 +58,8 @@ struct PendingValues {
 
 // Whether n floats hold neither a NaN nor an infinity (any GIL state).
 bool all_finite(const float* p, std::int64_t n);
+// Whether low <= p[i] <= high for all n floats (false at a NaN; any GIL state).
+bool all_within(const float* p, std::int64_t n, float low, float high);
 // y = x where x > 0 or x is NaN, else 0 (the NumPy path's relu), over n
 // floats, OpenMP-parallel; y may be x; any GIL state.
 void relu_values(const float* x, float* y, std::int64_t n);

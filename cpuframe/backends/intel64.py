@@ -261,6 +261,22 @@ def has_nan(x):
     return x.size > 0 and bool(numpy.isnan(x.min()))
 
 
+_FLOAT32_MAX = float(numpy.finfo(numpy.float32).max)
+
+
+def all_within(x, low=-_FLOAT32_MAX, high=_FLOAT32_MAX):
+    """Whether every value of the float32 array or mdarray ``x`` lies in
+    ``[low, high]`` (a NaN never does; the defaults: no NaN, no infinity).
+
+    For routes whose oneDNN kernel treats such values otherwise than the
+    NumPy path: they decline those inputs in ``intel64_supports``
+    (convolutions skip the zero padding that the NumPy path multiplies,
+    ``0 * inf = NaN`` there; max pooling starts from the lowest float, not
+    -inf). One read of the array, no copy.
+    """
+    return bool(native().all_within(x, low, high))
+
+
 def large_enough(x, threshold):
     """True when ``x`` (an array or shape) has at least ``threshold`` elements.
 

@@ -59,6 +59,11 @@ def _check_groups(shape_expr, groups, what):
             '{} % {} != 0'.format(value, groups))
 
 
+def _padded(pad, cover_all):
+    """Whether a convolution reads zero padding around x (per-axis options)."""
+    return any(cover_all) or any(p > 0 for p in pad)
+
+
 def _onednn_pad_r(size, ksize, outsize, stride, pad, dilate):
     """oneDNN's right padding giving ``outsize`` (cover_all's extra pad included).
 
@@ -205,7 +210,10 @@ class ConvolutionND(FunctionNode):
                              self.groups, self._cover_all),
 
     def intel64_supports(self, inputs):
-        return intel64.all_float32(inputs) and 1 <= self.ndim <= 3
+        # oneDNN skips the zero padding; the NumPy path multiplies it by
+        # W, so a NaN or infinite weight makes NaN at the borders there.
+        return intel64.all_float32(inputs) and 1 <= self.ndim <= 3 and (
+            not _padded(self.pad, self._cover_all) or intel64.all_within(inputs[1]))
 
     def intel64_profitable(self, inputs):
         x, W = inputs[0], inputs[1]
@@ -299,8 +307,11 @@ class ConvolutionNDGradW(FunctionNode):
         return self.w_like is not None or intel64.any_native(inputs)
 
     def intel64_supports(self, inputs):
+        # The NumPy path multiplies gy by x's zero padding (0 * inf = NaN);
+        # oneDNN skips it: a non-finite gy meeting padding stays there.
         return intel64.all_float32(inputs) and \
-            self.w_dtype == numpy.float32 and 1 <= self.ndim <= 3
+            self.w_dtype == numpy.float32 and 1 <= self.ndim <= 3 and (
+                not _padded(self.pad, self.cover_all) or intel64.all_within(inputs[1]))
 
     def intel64_profitable(self, inputs):
         x, gy = inputs

@@ -160,11 +160,12 @@ class MaxPoolingND(FunctionNode):
             dims, self.ksize, self.stride, self.pad, self.cover_all)
         # A window lying wholly in the padding gives -inf here but oneDNN's
         # lowest float there: route only when every window sees the input.
-        # oneDNN's maximum skips NaN where NumPy's keeps it: an input with a
-        # NaN takes the NumPy path.
+        # oneDNN's maximum skips NaN where NumPy's keeps it, and starts from
+        # the lowest float (a window of -inf gives that, not -inf): an input
+        # with a NaN or a -inf takes the NumPy path.
         return _windows_see_input(
             dims, self.ksize, self.stride, self.pad, out_dims) and \
-            not intel64.has_nan(x)
+            intel64.all_within(x, high=numpy.inf)
 
     def intel64_profitable(self, inputs):
         return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)

@@ -36,6 +36,10 @@ from cpuframe.configuration import config
 from cpuframe.function_node import FunctionNode
 from cpuframe.variable import as_variable
 
+# Inputs (and weights) of larger magnitude take the NumPy path: see
+# NStepRNN.intel64_supports.
+_INPUT_BOUND = 1e30
+
 # For each cell: Chainer's matrix index of oneDNN's gates, input side and
 # hidden side.
 _GATES = {
@@ -139,7 +143,14 @@ class NStepRNN(FunctionNode):
         return self.name
 
     def intel64_supports(self, inputs):
-        return intel64.all_float32(inputs)
+        # Saturated gates have gradients below the smallest normal float,
+        # which our kernels flush to zero where NumPy keeps them; times an
+        # input beyond 1e30 they reach the size of ordinary gradients (and
+        # 0 * inf is NaN only where NumPy has an exact 0). Such inputs
+        # (and NaN, inf) take the NumPy path: every array is read once.
+        return intel64.all_float32(inputs) and all(
+            a is None or intel64.all_within(a, -_INPUT_BOUND, _INPUT_BOUND)
+            for a in inputs)
 
     def intel64_profitable(self, inputs):
         # Every step of the NumPy path is several small ops driven from
