@@ -3,8 +3,9 @@ result, forward and every gradient (issue 11).
 
 Each routed op (the cases of ``_routed_cases``) runs under 'always' (on
 NumPy and on device arrays) and on the NumPy path with one special value
-written into one of its arrays (the input, a weight or a bias); NaNs and infinities must come out in the same
-places with the same signs, and the finite values must agree.
+written into one of its arrays (the input, a weight or a bias); NaNs and
+infinities must come out in the same places with the same signs, and the
+finite values must agree.
 """
 import numpy
 import pytest
