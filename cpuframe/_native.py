@@ -2,6 +2,9 @@
 
 ``load()`` returns the extension module or None; ``load_error()`` says why it is
 None. Neither ever raises, so importing this module is always safe.
+``disabled()`` and ``source_tree()`` tell a deliberate NumPy run from a source
+checkout that shadows the installed package (see
+``intel64.warn_if_native_missing``).
 
 The extension links against ``libdnnl.so.3`` from the ``onednn-cpu-gomp`` wheel.
 Its RPATH finds the library in ordinary installs; for the rest (oneDNN and
@@ -24,6 +27,9 @@ from types import ModuleType
 
 _LIBRARY = "libdnnl.so.3"
 _DISABLE_VAR = "CPUFRAME_DISABLE_NATIVE"
+
+# The directory cpuframe was imported from (tests point it elsewhere).
+_PACKAGE_DIR = Path(__file__).resolve().parent
 
 _lock = threading.Lock()
 _loaded = False
@@ -50,8 +56,26 @@ def load_error() -> str | None:
     return _error
 
 
+def disabled() -> bool:
+    """True when ``CPUFRAME_DISABLE_NATIVE`` chooses the NumPy path on purpose."""
+    return os.environ.get(_DISABLE_VAR, "") not in ("", "0")
+
+
+def source_tree() -> Path | None:
+    """The source checkout cpuframe was imported from, or None.
+
+    A checkout has ``pyproject.toml`` and ``csrc/`` beside the package
+    directory; an installed package (in site-packages) has neither. Python
+    run from inside a checkout imports it ahead of the installed package.
+    """
+    root = _PACKAGE_DIR.parent
+    if (root / "pyproject.toml").is_file() and (root / "csrc").is_dir():
+        return root
+    return None
+
+
 def _try_load():
-    if os.environ.get(_DISABLE_VAR, "") not in ("", "0"):
+    if disabled():
         return None, f"disabled by {_DISABLE_VAR}"
     try:
         _preload_onednn()

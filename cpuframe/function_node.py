@@ -170,7 +170,9 @@ class FunctionNode:
         Arrays already on the Intel64 device use the oneDNN route whenever
         the op supports them.  Otherwise ``config.use_ideep`` decides:
         'never' keeps the NumPy path, 'always' takes every supported case,
-        'auto' only those ``intel64_profitable`` approves.
+        'auto' only those ``intel64_profitable`` approves.  Without the
+        native module 'always' raises and 'auto' runs NumPy (warning once
+        when the cause is an unbuilt source checkout).
         """
         if type(self).forward_intel64 is FunctionNode.forward_intel64:
             return False
@@ -183,6 +185,8 @@ class FunctionNode:
         if not intel64.is_ideep_available():
             if mode == 'always':
                 intel64.check_ideep_available()
+            elif mode == 'auto':
+                intel64.warn_if_native_missing()
             return False
         if not self.intel64_supports(inputs):
             return False

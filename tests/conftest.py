@@ -1,5 +1,6 @@
 """Session checks shared by every test."""
 import os
+import subprocess
 import sys
 
 import pytest
@@ -21,3 +22,20 @@ def pytest_sessionstart(session):
 def pytest_report_header(config):
     import cpuframe
     return cpuframe.get_runtime_info().rstrip().splitlines()
+
+
+@pytest.fixture
+def umask():
+    """``umask(mask)`` sets the process umask; the old one is back after the test."""
+    old = os.umask(0o022)
+    os.umask(old)
+    yield os.umask
+    os.umask(old)
+
+
+@pytest.fixture
+def dead_pid():
+    """The pid of a process that has exited and been reaped."""
+    process = subprocess.Popen([sys.executable, '-c', 'pass'])
+    process.wait()
+    return process.pid

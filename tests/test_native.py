@@ -64,6 +64,30 @@ def test_disable_variable_forces_numpy_path():
     assert out.strip() == "True disabled by CPUFRAME_DISABLE_NATIVE"
 
 
+@pytest.mark.parametrize(
+    "files, is_checkout",
+    [(("pyproject.toml", "csrc/"), True), (("pyproject.toml",), False),
+     (("csrc/",), False), ((), False)],
+)
+def test_source_tree_needs_pyproject_and_csrc_beside_the_package(
+    tmp_path, monkeypatch, files, is_checkout
+):
+    (tmp_path / "cpuframe").mkdir()
+    for name in files:
+        if name.endswith("/"):
+            (tmp_path / name).mkdir()
+        else:
+            (tmp_path / name).write_text("")
+    monkeypatch.setattr(_native, "_PACKAGE_DIR", tmp_path / "cpuframe")
+    assert _native.source_tree() == (tmp_path if is_checkout else None)
+
+
+@pytest.mark.parametrize("value, disabled", [("1", True), ("0", False), ("", False)])
+def test_disabled_reads_the_variable(monkeypatch, value, disabled):
+    monkeypatch.setenv("CPUFRAME_DISABLE_NATIVE", value)
+    assert _native.disabled() is disabled
+
+
 @requires_native
 def test_library_info():
     major, minor, patch = dnnl.onednn_version()

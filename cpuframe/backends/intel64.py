@@ -73,6 +73,8 @@ How to add a route
 import numbers
 import os
 import sys
+import threading
+import warnings
 
 import numpy
 
@@ -136,6 +138,64 @@ def check_ideep_available():
             'not be loaded: {}'.format(_native.load_error()))
 
 
+class NativeBackendMissingWarning(UserWarning):
+    """cpuframe was imported from a source checkout whose native module is
+    not built, so ``config.use_ideep='auto'`` runs every op on NumPy.
+
+    Emitted once per process, where 'auto' first needs the backend.
+    """
+
+
+_missing_checked = False
+_missing_lock = threading.Lock()
+
+
+def warn_if_native_missing():
+    """Warn once per process when 'auto' falls back to NumPy because cpuframe
+    was imported from a source checkout without the native module.
+
+    Called where 'auto' needs the backend and finds it missing, not at
+    ``import cpuframe``: a script that never runs a routed op (or runs with
+    'never') loses nothing, and importing stays free of loading the native
+    module.  Silent when ``CPUFRAME_DISABLE_NATIVE`` chose NumPy and for an
+    installed package (``unavailable_reason()`` says why it did not load).
+    """
+    global _missing_checked
+    if _missing_checked:
+        return
+    with _missing_lock:
+        if _missing_checked:
+            return
+        _missing_checked = True
+    if _native.disabled() or native() is not None:
+        return
+    root = _native.source_tree()
+    if root is None:
+        return
+    warnings.warn(
+        'cpuframe was imported from the source tree at {}, where its native '
+        'module cpuframe._dnnl is not built ({}); config.use_ideep=\'auto\' '
+        'therefore runs every op on NumPy, many times slower. Run Python from '
+        'outside the checkout to use the installed cpuframe, or build the '
+        'checkout with `pip install -e .` (or install it with `pip install '
+        '.`). CPUFRAME_DISABLE_NATIVE=1 chooses the NumPy path on purpose and '
+        'silences this warning.'.format(root, _native.load_error()),
+        NativeBackendMissingWarning, stacklevel=_caller_outside_package())
+
+
+def _caller_outside_package():
+    """The ``stacklevel`` of the first caller outside cpuframe: the warning
+    then names the user's line, not the machinery's."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(
+            package + os.sep):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
 def should_use_ideep(level):
     """Chainer's check: ``level`` is ``'>=auto'`` or ``'==always'``."""
     if level not in _SHOULD_USE_LEVELS:
@@ -143,6 +203,8 @@ def should_use_ideep(level):
             'should_use_ideep: expected level in {}, got {!r}'.format(
                 _SHOULD_USE_LEVELS, level))
     if not is_ideep_available():
+        if level == '>=auto' and config.use_ideep == 'auto':
+            warn_if_native_missing()
         return False
     if level == '>=auto':
         return config.use_ideep in ('auto', 'always')

@@ -5,11 +5,10 @@ writes them.  Without h5py every entry point raises ``RuntimeError`` saying
 how to install it.
 """
 import os
-import tempfile
 
 import numpy
 
-from cpuframe import backend, serializer
+from cpuframe import _atomic_write, backend, serializer
 
 try:
     import h5py
@@ -112,18 +111,12 @@ class _Missing(serializer.Deserializer):
 def save_hdf5(filename, obj, compression=4):
     """Save ``obj`` to an HDF5 file (written to a temporary file, renamed)."""
     _check_available('save_hdf5')
-    path = os.fspath(filename)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix='.tmp-', suffix='.h5', dir=directory)
-    os.close(fd)
-    try:
+
+    def write(tmp):
         with h5py.File(tmp, 'w') as f:
             HDF5Serializer(f, compression=compression).save(obj)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+
+    _atomic_write.write_atomically(filename, write)
 
 
 def load_hdf5(filename, obj, path='', strict=True):

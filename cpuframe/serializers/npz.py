@@ -7,11 +7,10 @@ previous values.
 """
 import copy
 import os
-import tempfile
 
 import numpy
 
-from cpuframe import backend, serializer
+from cpuframe import _atomic_write, backend, serializer
 
 
 def _to_numpy(value):
@@ -110,7 +109,8 @@ def save_npz(file, obj, compression=True):
 
     ``file`` is a path or a writable binary file object.  A path is
     written through a temporary file in the same directory and renamed,
-    so an interrupted save never leaves a partial file under that name.
+    so an interrupted save never leaves a partial file under that name;
+    the file's mode follows the umask, as for ``open``.
     """
     if isinstance(obj, dict):
         target = {k: _to_numpy(v) for k, v in obj.items()}
@@ -120,17 +120,13 @@ def save_npz(file, obj, compression=True):
     if not isinstance(file, (str, os.PathLike)):
         savez(file, **target)
         return
-    path = os.fspath(file)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix='.tmp-', suffix='.npz', dir=directory)
-    try:
-        with os.fdopen(fd, 'wb') as f:
+
+    def write(tmp):
+        # A file object: given a path, numpy.savez would append '.npz'.
+        with open(tmp, 'wb') as f:
             savez(f, **target)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+
+    _atomic_write.write_atomically(file, write)
 
 
 def serialize(obj):

@@ -30,24 +30,3 @@ def _to_str(value):
     if isinstance(value, bytes):
         return value.decode('utf-8')
     return str(value)
-
-
-def _write_atomically(path, write):
-    """Run ``write(tmp_path)`` and rename the result to ``path``.
-
-    The temporary file lives in the same directory, so the rename is atomic
-    and a crash never leaves a half-written file under ``path``.
-    """
-    import os
-    import tempfile
-    directory = os.path.dirname(os.path.abspath(path))
-    base = os.path.basename(path)
-    fd, tmp = tempfile.mkstemp(prefix='.tmp-' + base + '-', dir=directory)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise

@@ -1,3 +1,5 @@
+import stat
+
 import numpy
 import pytest
 
@@ -51,3 +53,13 @@ def test_roundtrip_and_failed_load(tmp_path):
         serializers.load_hdf5(path, other)
     numpy.testing.assert_array_equal(other.a.W.array, before)
     assert other.a.n == 7
+
+
+@pytest.mark.skipif(hdf5.h5py is None, reason='h5py is not installed')
+@pytest.mark.parametrize('mask, mode', [(0o022, 0o644), (0o077, 0o600)])
+def test_saved_file_mode_follows_the_umask(tmp_path, umask, mask, mode):
+    umask(mask)
+    path = tmp_path / 'm.h5'
+    serializers.save_hdf5(path, Model(0))
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+    assert [p.name for p in tmp_path.iterdir()] == ['m.h5']

@@ -1,10 +1,11 @@
 import json
 import os
+import stat
 
 import numpy
 import pytest
 
-from cpuframe import Parameter, serializers
+from cpuframe import Parameter, _atomic_write, serializers
 from cpuframe.link import Chain, Link
 
 
@@ -129,6 +130,41 @@ def test_save_is_atomic(tmp_path, monkeypatch):
         serializers.save_npz(path, Model(1))
     assert path.read_bytes() == original
     assert [p.name for p in tmp_path.iterdir()] == ['m.npz']
+
+
+@pytest.mark.parametrize('mask, mode', [(0o022, 0o644), (0o077, 0o600)])
+def test_saved_file_mode_follows_the_umask(tmp_path, umask, mask, mode):
+    umask(mask)
+    path = tmp_path / 'm.npz'
+    serializers.save_npz(path, Model(0))
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+
+
+def test_save_removes_debris_of_dead_processes_only(tmp_path, dead_pid):
+    prefix = _atomic_write.temporary_prefix('m.npz')
+    dead = tmp_path / '{}{}-0123abcd'.format(prefix, dead_pid)
+    live = tmp_path / '{}{}-0123abcd'.format(prefix, os.getpid())
+    dead.write_bytes(b'partial')
+    live.write_bytes(b'partial')
+    serializers.save_npz(tmp_path / 'm.npz', Model(0))
+    assert sorted(os.listdir(tmp_path)) == sorted(['m.npz', live.name])
+    serializers.load_npz(tmp_path / 'm.npz', Model(1))
+
+
+def test_save_fsyncs_the_file_then_its_directory(tmp_path, monkeypatch):
+    path = tmp_path / 'm.npz'
+    synced = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        st = os.fstat(fd)
+        synced.append((stat.S_ISDIR(st.st_mode), st.st_ino, path.exists()))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, 'fsync', fsync)
+    serializers.save_npz(path, Model(0))
+    assert synced == [(False, path.stat().st_ino, False),
+                      (True, tmp_path.stat().st_ino, True)]
 
 
 def test_file_objects(tmp_path):

@@ -1,5 +1,6 @@
 import json
 import os
+import stat
 import sys
 import types
 import warnings
@@ -277,6 +278,23 @@ def test_plot_report_with_real_matplotlib(counting_updater, tmp_path):
     finally:
         monkeypatch.undo()
     assert (tmp_path / 'plot.png').read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+
+
+def test_plot_file_mode_follows_the_umask(counting_updater, tmp_path,
+                                          umask):
+    pytest.importorskip('matplotlib')
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(plot_report, '_available', None)
+    umask(0o022)
+    try:
+        updater = counting_updater(2, values=lambda i: {'loss': float(i)})
+        trainer = training.Trainer(updater, (1, 'epoch'), out=str(tmp_path))
+        trainer.extend(extensions.PlotReport(['loss'], 'epoch'))
+        trainer.run()
+    finally:
+        monkeypatch.undo()
+    assert stat.S_IMODE((tmp_path / 'plot.png').stat().st_mode) == 0o644
+    assert os.listdir(tmp_path) == ['plot.png']
 
 
 def test_public_names():

@@ -2,6 +2,7 @@ import io
 import json
 import os
 import re
+import stat
 
 import pytest
 
@@ -54,6 +55,17 @@ def test_log_report_means_and_json_file(counting_updater, tmp_path,
                            '"acc": 25.0,\n        "epoch": 1,\n')
     assert text == json.dumps(log, indent=4)
     assert sorted(os.listdir(tmp_path)) == ['log']
+
+
+@pytest.mark.parametrize('mask, mode', [(0o022, 0o644), (0o077, 0o600)])
+def test_log_file_mode_follows_the_umask(counting_updater, tmp_path, umask,
+                                         mask, mode):
+    umask(mask)
+    trainer = _trainer(counting_updater, tmp_path, stop=(1, 'epoch'))
+    trainer.extend(extensions.LogReport())
+    trainer.run()
+    assert stat.S_IMODE((tmp_path / 'log').stat().st_mode) == mode
+    assert os.listdir(tmp_path) == ['log']
 
 
 def test_log_report_options(counting_updater, tmp_path):

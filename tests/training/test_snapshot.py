@@ -1,4 +1,5 @@
 import os
+import stat
 
 import numpy
 import pytest
@@ -235,6 +236,33 @@ def test_thread_writer(tmp_path):
     with pytest.raises(TypeError, match='together'):
         extensions.snapshot(savefun=lambda p, o: None,
                             writer=snapshot_writers.SimpleWriter())
+
+
+@pytest.mark.parametrize('writer', ['SimpleWriter', 'ThreadWriter'])
+@pytest.mark.parametrize('mask, mode', [(0o022, 0o644), (0o077, 0o600)])
+def test_snapshot_file_mode_follows_the_umask(tmp_path, umask, mask, mode,
+                                              writer):
+    from cpuframe.training.extensions import snapshot_writers
+    umask(mask)
+    trainer, _, _ = _build(tmp_path, (2, 'iteration'))
+    trainer.extend(extensions.snapshot(
+        writer=getattr(snapshot_writers, writer)()), trigger=(2, 'iteration'))
+    trainer.run()
+    path = tmp_path / 'snapshot_iter_2'
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+    assert os.listdir(tmp_path) == ['snapshot_iter_2']
+
+
+def test_debris_of_a_killed_snapshot_is_removed_by_the_next(tmp_path,
+                                                           dead_pid):
+    from cpuframe import _atomic_write
+    debris = tmp_path / '{}{}-0123abcd'.format(
+        _atomic_write.temporary_prefix('snapshot_iter_1'), dead_pid)
+    debris.write_bytes(b'partial')
+    trainer, _, _ = _build(tmp_path, (2, 'iteration'))
+    trainer.extend(extensions.snapshot(), trigger=(2, 'iteration'))
+    trainer.run()
+    assert os.listdir(tmp_path) == ['snapshot_iter_2']
 
 
 @pytest.mark.parametrize('damage', ['garbage', 'truncated', 'mismatch'])

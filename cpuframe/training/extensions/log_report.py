@@ -3,7 +3,7 @@ import json
 import os
 import warnings
 
-from cpuframe import reporter
+from cpuframe import _atomic_write, reporter
 from cpuframe import serializer as serializer_module
 from cpuframe.training import extension, util
 
@@ -61,7 +61,7 @@ class LogReport(extension.Extension):
                 with open(tmp, 'w') as f:
                     json.dump(self._log, f, indent=4)
 
-            util._write_atomically(path, write)
+            _atomic_write.write_atomically(path, write)
         self._init_summary()
 
     @property

@@ -3,7 +3,7 @@ import json
 import os
 import warnings
 
-from cpuframe import reporter
+from cpuframe import _atomic_write, reporter
 from cpuframe import serializer as serializer_module
 from cpuframe.training import extension, util
 
@@ -109,7 +109,7 @@ class PlotReport(extension.Extension):
                                      borderaxespad=0.)
                 path = os.path.join(trainer.out, self._file_name)
                 fmt = os.path.splitext(path)[1][1:] or 'png'
-                util._write_atomically(path, lambda tmp: figure.savefig(
+                _atomic_write.write_atomically(path, lambda tmp: figure.savefig(
                     tmp, format=fmt, bbox_extra_artists=(legend,),
                     bbox_inches='tight'))
         finally:

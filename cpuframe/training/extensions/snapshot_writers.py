@@ -8,8 +8,8 @@ writes in a background thread so training goes on meanwhile.
 import os
 import threading
 
+from cpuframe import _atomic_write
 from cpuframe.serializers import npz
-from cpuframe.training import util
 
 
 class _SerializedTarget:
@@ -47,8 +47,8 @@ class Writer:
         os.makedirs(outdir, exist_ok=True)
         obj = _SerializedTarget(target) if isinstance(target, dict) \
             else target
-        util._write_atomically(os.path.join(outdir, filename),
-                               lambda tmp: savefun(tmp, obj))
+        _atomic_write.write_atomically(os.path.join(outdir, filename),
+                                       lambda tmp: savefun(tmp, obj))
         for hook in self._post_save_hooks:
             hook()
 
