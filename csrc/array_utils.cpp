@@ -1,5 +1,7 @@
 #include "array_utils.hpp"
 
+#include <cstdio>
+
 #include <algorithm>
 
 #include <oneapi/dnnl/dnnl_debug.h>
@@ -52,6 +54,23 @@ std::vector<py::ssize_t> shape_of(const py::array& a) {
 
 bool same_shape(const py::array& a, const py::array& b) {
     return a.ndim() == b.ndim() && std::equal(a.shape(), a.shape() + a.ndim(), b.shape());
+}
+
+std::string bytes_str(std::size_t bytes) {
+    const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024.0 && u < 5) {
+        v /= 1024.0;
+        ++u;
+    }
+    char buf[64];
+    if (u == 0) {
+        std::snprintf(buf, sizeof buf, "%zu bytes", bytes);
+    } else {
+        std::snprintf(buf, sizeof buf, "%.1f %s (%zu bytes)", v, units[u], bytes);
+    }
+    return buf;
 }
 
 std::string describe_dnnl_error(const char* fn, const std::string& what, const dnnl::error& e) {

@@ -288,7 +288,14 @@ TensorPtr Tensor::empty(const memory::desc& md, Shape shape) {
         const memory::dims d = md.get_dims();
         shape.assign(d.begin(), d.end());
     }
-    std::shared_ptr<void> buf = pooled_buffer(md.get_size());
+    std::shared_ptr<void> buf;
+    try {
+        buf = pooled_buffer(md.get_size());
+    } catch (const std::bad_alloc&) {
+        throw OutOfMemory("could not allocate " + bytes_str(md.get_size()) +
+                          " for an array of shape " + shape_str(shape) + " (layout " +
+                          format_of(md) + ")");
+    }
     void* data = buf.get();
     TensorPtr t(new Tensor(md, std::move(shape), data, std::move(buf)));
     t->allocated_ = true;
