@@ -103,6 +103,8 @@ PYBIND11_MODULE(_dnnl, m) {
     m.def("set_primitive_cache_capacity", &set_primitive_cache_capacity, py::arg("capacity"),
           "Sets how many primitives the cache keeps (0 disables caching); shrinking "
           "evicts the least recently used.");
+    // Without CPUFRAME_PRIMITIVE_CACHE_CAPACITY, the cache's capacity.
+    m.attr("default_primitive_cache_capacity") = cpuframe::PrimitiveCache::default_capacity;
 
     cpuframe::register_tensor(m);
     cpuframe::register_eltwise(m);

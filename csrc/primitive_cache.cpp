@@ -1,6 +1,7 @@
 #include "primitive_cache.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include <oneapi/dnnl/dnnl_debug.h>
 
@@ -50,7 +51,15 @@ PrimitiveKey& PrimitiveKey::option(std::string_view name, std::int64_t value) {
 
 PrimitiveCache& PrimitiveCache::global() {
     // Never destroyed, like the engine: see engine.cpp.
-    static PrimitiveCache* cache = new PrimitiveCache();
+    static PrimitiveCache* cache = [] {
+        std::size_t capacity = default_capacity;
+        if (const char* env = std::getenv("CPUFRAME_PRIMITIVE_CACHE_CAPACITY")) {
+            char* end = nullptr;
+            const unsigned long long n = std::strtoull(env, &end, 10);
+            if (end != env && *end == '\0') capacity = static_cast<std::size_t>(n);
+        }
+        return new PrimitiveCache(capacity);
+    }();
     return *cache;
 }
 

@@ -55,7 +55,12 @@ struct PrimitiveCacheStats {
 
 class PrimitiveCache {
 public:
-    static constexpr std::size_t default_capacity = 1024;
+    // Enough for a convnet trained with every batch size from 1 to 64 (a
+    // small one needs ~21 primitives per size): with fewer, varying batch
+    // sizes evict and re-create (JIT) primitives every iteration. A primitive
+    // holds its generated code, not its scratchpad (op_attr), so the bound
+    // costs little memory. CPUFRAME_PRIMITIVE_CACHE_CAPACITY overrides it.
+    static constexpr std::size_t default_capacity = 4096;
 
     explicit PrimitiveCache(std::size_t capacity = default_capacity) : capacity_(capacity) {}
 
