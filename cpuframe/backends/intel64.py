@@ -339,6 +339,26 @@ def all_within(x, low=-_FLOAT32_MAX, high=_FLOAT32_MAX):
     return bool(native().all_within(x, low, high))
 
 
+# Strides, pads and dilations from here on take the NumPy path: oneDNN creates
+# no primitive for some (stride 2**31 fails), and a window option this large
+# only ever meets mostly padding; 2**20 leaves every real case routed.
+_MAX_WINDOW_OPTION = 1 << 20
+
+
+def geometry_supported(arrays, options=()):
+    """Whether oneDNN creates a primitive for these arrays and window options.
+
+    Every array (x, W, gy ...; None skipped) or shape tuple (a kernel size)
+    must have no zero-size axis (oneDNN has no primitive for empty tensors
+    or kernels, where the NumPy path computes the empty or zero result),
+    and every option (stride, pad, dilation values) must lie below 2**20.
+    """
+    for a in arrays:
+        if a is not None and 0 in (a if isinstance(a, tuple) else a.shape):
+            return False
+    return all(0 <= int(o) < _MAX_WINDOW_OPTION for o in options)
+
+
 def large_enough(x, threshold):
     """True when ``x`` (an array or shape) has at least ``threshold`` elements.
 

@@ -212,8 +212,12 @@ class ConvolutionND(FunctionNode):
     def intel64_supports(self, inputs):
         # oneDNN skips the zero padding; the NumPy path multiplies it by
         # W, so a NaN or infinite weight makes NaN at the borders there.
-        return intel64.all_float32(inputs) and 1 <= self.ndim <= 3 and (
-            not _padded(self.pad, self._cover_all) or intel64.all_within(inputs[1]))
+        return intel64.all_float32(inputs) and 1 <= self.ndim <= 3 and \
+            intel64.geometry_supported(inputs, self._options()) and (
+                not _padded(self.pad, self._cover_all) or intel64.all_within(inputs[1]))
+
+    def _options(self):
+        return self.stride + self.pad + self.dilate
 
     def intel64_profitable(self, inputs):
         x, W = inputs[0], inputs[1]
@@ -310,7 +314,10 @@ class ConvolutionNDGradW(FunctionNode):
         # The NumPy path multiplies gy by x's zero padding (0 * inf = NaN);
         # oneDNN skips it: a non-finite gy meeting padding stays there.
         return intel64.all_float32(inputs) and \
-            self.w_dtype == numpy.float32 and 1 <= self.ndim <= 3 and (
+            self.w_dtype == numpy.float32 and 1 <= self.ndim <= 3 and \
+            intel64.geometry_supported(
+                tuple(inputs) + (tuple(self.ksize),),
+                self.stride + self.pad + self.dilate) and (
                 not _padded(self.pad, self.cover_all) or intel64.all_within(inputs[1]))
 
     def intel64_profitable(self, inputs):

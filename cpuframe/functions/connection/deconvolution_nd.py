@@ -117,7 +117,8 @@ class DeconvolutionND(FunctionNode):
                                self.groups, outsize),
 
     def intel64_supports(self, inputs):
-        return intel64.all_float32(inputs) and 1 <= self.ndim <= 3
+        return intel64.all_float32(inputs) and 1 <= self.ndim <= 3 and \
+            intel64.geometry_supported(inputs, self.stride + self.pad + self.dilate)
 
     def intel64_profitable(self, inputs):
         x, W = inputs[0], inputs[1]

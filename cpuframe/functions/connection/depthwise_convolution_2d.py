@@ -74,7 +74,8 @@ class DepthwiseConvolution2D(FunctionNode):
                              self.dilate, x.shape[1], _NO_COVER),
 
     def intel64_supports(self, inputs):
-        return intel64.all_float32(inputs)
+        return intel64.all_float32(inputs) and intel64.geometry_supported(
+            inputs, self.stride + self.pad + self.dilate)
 
     def forward_intel64(self, inputs):
         # The grouped filter is a (small) rearranged copy of W per call.

@@ -61,7 +61,7 @@ class LinearFunction(FunctionNode):
         return y,
 
     def intel64_supports(self, inputs):
-        return intel64.all_float32(inputs)
+        return intel64.all_float32(inputs) and intel64.geometry_supported(inputs)
 
     def intel64_profitable(self, inputs):
         x, W = inputs[0], inputs[1]
@@ -107,7 +107,8 @@ class LinearGradData(FunctionNode):
         return _matmul(gy, W, self.x_dtype),
 
     def intel64_supports(self, inputs):
-        return intel64.all_float32(inputs) and self.x_dtype == numpy.float32
+        return intel64.all_float32(inputs) and self.x_dtype == numpy.float32 and \
+            intel64.geometry_supported(inputs)
 
     def intel64_profitable(self, inputs):
         W, gy = inputs
@@ -159,7 +160,8 @@ class LinearGradWeight(FunctionNode):
         return self.w_like is not None or intel64.any_native(inputs)
 
     def intel64_supports(self, inputs):
-        return intel64.all_float32(inputs) and self.w_dtype == numpy.float32
+        return intel64.all_float32(inputs) and self.w_dtype == numpy.float32 and \
+            intel64.geometry_supported(inputs)
 
     def intel64_profitable(self, inputs):
         x, gy = inputs
