@@ -32,7 +32,7 @@ direction), so a seeded run sees the same masks on both paths.
 import numpy
 
 from cpuframe.backends import intel64
-from cpuframe.configuration import config
+from cpuframe.configuration import config, using_config
 from cpuframe.function_node import FunctionNode
 from cpuframe.variable import as_variable
 
@@ -176,6 +176,8 @@ class NStepRNN(FunctionNode):
 
     def forward_intel64(self, inputs):
         dnnl = intel64.native()
+        # References only (no copy): a double backprop recomputes from them.
+        self.retain_inputs(tuple(range(len(inputs))))
         self.on_device = self.intel64_on_device(inputs)
         arrays = [_as_numpy(a) for a in inputs]
         hx, cx, ws, bs, xs = self._split_inputs(arrays)
@@ -228,6 +230,10 @@ class NStepRNN(FunctionNode):
         return tuple(outputs)
 
     def backward(self, indexes, grad_outputs):
+        if config.enable_backprop:
+            # The gradients must be differentiable again (double backprop):
+            # recompute this call on the NumPy path and differentiate that.
+            return self._reference_backward(indexes, grad_outputs)
         n_xs = len(self.batches)
         first_x = len(self.inputs) - n_xs
         need_gx = any(i >= first_x for i in indexes)
@@ -236,6 +242,35 @@ class NStepRNN(FunctionNode):
             # the first layer's input gradient was not computed
             grads = tuple(grads) + (None,) * n_xs
         return grads
+
+
+    def _reference_backward(self, indexes, grad_outputs):
+        from cpuframe.function_node import grad
+        from cpuframe.functions.rnn._n_step import reference_stack
+        if self.dropout_ratio > 0 and self.training:
+            raise NotImplementedError(
+                '{}: double backprop through the oneDNN route with dropout '
+                '(ratio {}) is not supported: its masks are not kept (use '
+                'dropout_ratio=0 or config.use_ideep = "never")'.format(
+                    self.label, self.dropout_ratio))
+        inputs = self.get_retained_inputs()
+        n_sets = self.n_layers * self.n_dirs
+        hx, cx, ws, bs, xs = self._split_inputs(list(inputs))
+        nw = self.n_weights
+        ws = [list(ws[i * nw:(i + 1) * nw]) for i in range(n_sets)]
+        bs = [list(bs[i * nw:(i + 1) * nw]) for i in range(n_sets)]
+        with using_config('use_ideep', 'never'):
+            hy, cy, ys = reference_stack(
+                self.cell, self.n_layers, 0.0, hx, cx, ws, bs, list(xs),
+                self.n_dirs, self.batches)
+            outputs = [hy] + ([cy] if cy is not None else []) + list(ys)
+            pairs = [(y, g) for y, g in zip(outputs, grad_outputs)
+                     if g is not None]
+            wanted = [inputs[i] for i in indexes]
+            gs = grad([y for y, _ in pairs], wanted,
+                      grad_outputs=[g for _, g in pairs],
+                      enable_double_backprop=True)
+        return tuple(gs)
 
 
 class NStepRNNGrad(FunctionNode):
@@ -351,6 +386,7 @@ def apply_route(name, cell, n_layers, dropout_ratio, hx, cx, ws, bs, xs,
         return None
     node.training = bool(config.enable_backprop) and any(
         v.requires_grad for v in input_vars)
+    node.cell = cell  # for a NumPy-path recomputation (double backprop)
     outs = node.apply(input_vars)
     hy = outs[0]
     cy = outs[1] if cell.has_cell else None

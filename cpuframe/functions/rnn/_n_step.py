@@ -260,6 +260,14 @@ def n_step_impl(name, cell, n_layers, dropout_ratio, hx, cx, ws, bs, xs,
                                   xs, n_dirs, batches)
     if routed is not None:
         return routed
+    return reference_stack(cell, n_layers, ratio, hx, cx, ws, bs, xs, n_dirs,
+                           batches)
+
+
+def reference_stack(cell, n_layers, ratio, hx, cx, ws, bs, xs, n_dirs,
+                    batches):
+    """The stack on the NumPy path, from checked arguments (``n_step_impl``
+    without the route; differentiable any number of times)."""
     ws = [[as_variable(w) for w in wl] for wl in ws]
     bs = [[as_variable(b) for b in bl] for bl in bs]
     h0s = separate(hx, axis=0)
