@@ -268,8 +268,10 @@ class LSTMStep(FunctionNode):
                 w_lat.shape[0] == w_up.shape[0])
 
     def intel64_supports(self, inputs):
+        # An x of more axes goes the unfused way, where upward (Linear)
+        # flattens it as Chainer's L.LSTM does.
         return intel64.all_float32(inputs) and inputs[1].size > 0 and \
-            inputs[0].ndim == 2
+            inputs[0].ndim == 2 and inputs[1].ndim == 2
 
     def forward(self, inputs):
         raise RuntimeError('lstm: the fused step ran without its route')

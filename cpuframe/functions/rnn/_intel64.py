@@ -148,9 +148,12 @@ class NStepRNN(FunctionNode):
         # input beyond 1e30 they reach the size of ordinary gradients (and
         # 0 * inf is NaN only where NumPy has an exact 0). Such inputs
         # (and NaN, inf) take the NumPy path: every array is read once.
-        return intel64.all_float32(inputs) and all(
-            a is None or intel64.all_within(a, -_INPUT_BOUND, _INPUT_BOUND)
-            for a in inputs)
+        # Zero units or a zero in_size: oneDNN's GEMMs reject the empty
+        # operands the NumPy path computes with.
+        return intel64.all_float32(inputs) and \
+            intel64.geometry_supported(inputs) and all(
+                a is None or intel64.all_within(a, -_INPUT_BOUND, _INPUT_BOUND)
+                for a in inputs)
 
     def intel64_profitable(self, inputs):
         # Every step of the NumPy path is several small ops driven from

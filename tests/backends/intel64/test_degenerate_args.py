@@ -60,3 +60,21 @@ def test_degenerate_arguments_give_numpy_path_result(name, where):
     for g, w in zip(got, want):
         assert g.shape == w.shape
         numpy.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('units, in_size', [(0, 3), (4, 0)])
+def test_n_step_lstm_with_no_units_or_no_inputs(units, in_size):
+    rng = numpy.random.default_rng(0)
+    hx = rng.standard_normal((1, 2, units)).astype(numpy.float32)
+    cx = rng.standard_normal((1, 2, units)).astype(numpy.float32)
+    ws = [[rng.standard_normal((units, in_size if j < 4 else units)).astype(
+        numpy.float32) for j in range(8)]]
+    bs = [[rng.standard_normal(units).astype(numpy.float32) for _ in range(8)]]
+    xs = [rng.standard_normal((n, in_size)).astype(numpy.float32) for n in (2, 1)]
+    results = []
+    for mode in ('never', 'always'):
+        with using_config('use_ideep', mode):
+            hy, cy, ys = F.n_step_lstm(1, 0.0, hx, cx, ws, bs, xs)
+        results.append([hy.array, cy.array] + [y.array for y in ys])
+    for g, w in zip(*results):
+        numpy.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)

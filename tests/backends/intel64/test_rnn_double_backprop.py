@@ -59,3 +59,25 @@ def test_first_order_training_keeps_the_native_backward(calls):
         _, _, ys = link(None, None, xs)
         F.sum(ys[0]).backward()
     assert 'rnn_backward' in calls.names
+
+
+@pytest.mark.parametrize('where', ['numpy', 'device'])
+def test_lstm_link_flattens_a_3d_x_on_every_route(where):
+    # L.LSTM's upward Linear flattens x to (B, in_size), as in Chainer; the
+    # fused device step rejected a 3-D x (issue 11).
+    x = numpy.random.default_rng(0).standard_normal((2, 2, 2)).astype(numpy.float32)
+    results = []
+    for mode, on in (('never', 'numpy'), ('always', where)):
+        numpy.random.seed(0)
+        link = L.LSTM(4, 5)
+        if on == 'device':
+            link.to_intel64()
+        with using_config('use_ideep', mode):
+            xv = Variable(intel64.from_numpy(x) if on == 'device' else x)
+            h = link(xv)
+            h = link(xv)
+            F.sum(h * h).backward()
+        results.append([numpy.asarray(h.array), numpy.asarray(xv.grad),
+                        numpy.asarray(link.upward.W.grad)])
+    for g, w in zip(*results):
+        numpy.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)

@@ -45,10 +45,12 @@ def test_every_batch_size_from_1_to_64_stays_cached():
     assert after['evictions'] == before['evictions']
 
 
-def test_capacity_from_the_environment():
+def test_capacity_from_the_environment(tmp_path):
     code = ('from cpuframe.backends import intel64; '
             'print(intel64.native().primitive_cache_stats()["capacity"])')
     env = dict(os.environ, CPUFRAME_PRIMITIVE_CACHE_CAPACITY='123')
+    # Outside the checkout, so the installed package (with its native
+    # module) is imported, not the source tree.
     out = subprocess.run([sys.executable, '-c', code], env=env, text=True,
-                         capture_output=True, timeout=120)
+                         capture_output=True, timeout=120, cwd=str(tmp_path))
     assert out.stdout.split()[-1] == '123', out.stderr
