@@ -1,14 +1,6 @@
-"""Evaluation functions: accuracies and per-class classification summaries."""
-from cpuframe.functions.evaluation.accuracy import accuracy
-from cpuframe.functions.evaluation.binary_accuracy import binary_accuracy
-from cpuframe.functions.evaluation.classification_summary import (
-    classification_summary,
-    f1_score,
-    fbeta_score,
-    precision,
-    recall,
-)
-from cpuframe.functions.evaluation.r2_score import r2_score
+"""Evaluation functions: accuracies and per-class classification summaries.
 
-__all__ = ['accuracy', 'binary_accuracy', 'classification_summary',
-           'f1_score', 'fbeta_score', 'precision', 'recall', 'r2_score']
+The functions are in the modules of this package and in
+``cpuframe.functions``; this package binds none of them, so
+``cpuframe.functions.evaluation.<module>`` is always the module.
+"""

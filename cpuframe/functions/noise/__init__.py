@@ -1,9 +1,6 @@
-"""noise functions."""
-from cpuframe.functions.noise.dropout import dropout
-from cpuframe.functions.noise.gaussian import gaussian
-from cpuframe.functions.noise.gumbel_softmax import gumbel_softmax
-from cpuframe.functions.noise.simplified_dropconnect import simplified_dropconnect
-from cpuframe.functions.noise.zoneout import zoneout
+"""noise functions.
 
-__all__ = ['dropout', 'gaussian', 'gumbel_softmax', 'simplified_dropconnect',
-           'zoneout']
+The functions are in the modules of this package and in
+``cpuframe.functions``; this package binds none of them, so
+``cpuframe.functions.noise.<module>`` is always the module.
+"""

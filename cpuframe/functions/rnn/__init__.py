@@ -1,8 +1,6 @@
-"""Recurrent functions: stacked RNN, GRU and LSTM over sequences."""
-from cpuframe.functions.rnn.n_step_gru import n_step_bigru, n_step_gru
-from cpuframe.functions.rnn.n_step_lstm import n_step_bilstm, n_step_lstm
-from cpuframe.functions.rnn.n_step_rnn import n_step_birnn, n_step_rnn
-from cpuframe.functions.rnn.transpose_sequence import transpose_sequence
+"""Recurrent functions: stacked RNN, GRU and LSTM over sequences.
 
-__all__ = ['n_step_bigru', 'n_step_gru', 'n_step_bilstm', 'n_step_lstm',
-           'n_step_birnn', 'n_step_rnn', 'transpose_sequence']
+The functions are in the modules of this package and in
+``cpuframe.functions``; this package binds none of them, so
+``cpuframe.functions.rnn.<module>`` is always the module.
+"""

@@ -1,4 +1,6 @@
-"""Utility functions: recomputation in backward (forget)."""
-from cpuframe.functions.util.forget import forget
+"""Utility functions: recomputation in backward (forget).
 
-__all__ = ['forget']
+The functions are in the modules of this package and in
+``cpuframe.functions``; this package binds none of them, so
+``cpuframe.functions.util.<module>`` is always the module.
+"""

@@ -10,9 +10,9 @@ expects: channel ``4 * k + g`` is gate ``g`` (``a``, ``i``, ``f``, ``o``)
 of unit ``k``.
 """
 from cpuframe import backend, initializers, link, variable
-from cpuframe.functions.activation.lstm import lstm, lstm_step
 from cpuframe.functions.array.concat import concat
 from cpuframe.functions.array.split_axis import split_axis
+from cpuframe.functions.rnn.lstm import lstm, lstm_step
 from cpuframe.links.connection.linear import Linear
 from cpuframe.links.rnn._state import CellState
 

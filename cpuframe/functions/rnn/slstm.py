@@ -1,7 +1,7 @@
 """The S-LSTM cell (two children) as an activation function."""
 from cpuframe import backend, utils
 from cpuframe.function_node import FunctionNode
-from cpuframe.functions.activation.lstm import (
+from cpuframe.functions.rnn.lstm import (
     _merge_gates,
     _sigmoid,
     _split_gates,

@@ -6,7 +6,7 @@ import pytest
 import cpuframe
 import cpuframe.functions as F
 from cpuframe import gradient_check
-from cpuframe.functions.activation.lstm import LSTMGrad
+from cpuframe.functions.rnn.lstm import LSTMGrad
 from cpuframe.utils import type_check
 
 DTYPES = [numpy.float32, numpy.float64]
