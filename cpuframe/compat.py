@@ -6,12 +6,16 @@
 resolving to cpuframe.  ``install()`` does the same from Python.  A script
 that imports ``chainerx`` gets a stub whose ``is_available()`` is False.
 """
+import builtins
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
+import os
 import runpy
 import sys
 import types
+import zipfile
 
 _PREFIX = 'chainer'
 _TARGET = 'cpuframe'
@@ -53,9 +57,12 @@ class _ChainerAliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return importlib.util.spec_from_loader(fullname, self)
         if fullname != _PREFIX and not fullname.startswith(_PREFIX + '.'):
             return None
-        name = _target_name(fullname)
-        if name is None or importlib.util.find_spec(name) is None:
-            return None
+        try:
+            found = importlib.util.find_spec(_target_name(fullname))
+        except ModuleNotFoundError:
+            found = None
+        if found is None:
+            raise _not_provided(fullname)
         return importlib.util.spec_from_loader(fullname, self)
 
     def create_module(self, spec):
@@ -65,6 +72,24 @@ class _ChainerAliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         """The module is cpuframe's, already executed."""
+
+
+def _not_provided(fullname):
+    """The error for a ``chainer.*`` module path cpuframe has no module for.
+
+    It is a ModuleNotFoundError, so ``try: import ... except ImportError``
+    in library code behaves as with Chainer; its ``name`` is left unset so
+    that ``from chainer import x`` reports this message rather than a bare
+    "cannot import name".
+    """
+    try:
+        from cpuframe import __version__ as version
+    except ImportError:
+        version = '?'
+    return ModuleNotFoundError(
+        'cpuframe does not provide {} yet (there is no module {} in '
+        'cpuframe {}; running Chainer code through cpuframe.compat)'.format(
+            fullname, _target_name(fullname), version))
 
 
 _finder = _ChainerAliasFinder()
@@ -97,23 +122,92 @@ def uninstall():
             del sys.modules[name]
 
 
+_USAGE = """\
+usage: python -m cpuframe.compat SCRIPT [ARGS...]
+   or: python -m cpuframe.compat -m MODULE [ARGS...]
+   or: python -m cpuframe.compat -c COMMAND [ARGS...]
+   or: python -m cpuframe.compat --version
+
+Runs a Chainer program as `python SCRIPT ARGS...` would (same sys.argv,
+sys.path[0] the script's directory, __main__, exit status), with every
+`import chainer` resolving to cpuframe.  To do the same for every Python
+process without changing commands (pytest, mpiexec ranks, servers), set
+CPUFRAME_AS_CHAINER=1 in the environment.
+"""
+
+
+def _run_script(path):
+    """Run the file (or directory / zip with ``__main__.py``) at ``path``
+    as ``python path`` would."""
+    if os.path.isdir(path) or not path.endswith('.py') and (
+            zipfile.is_zipfile(path)):
+        # The interpreter puts the directory or archive itself on sys.path.
+        sys.path[0] = path
+        runpy.run_path(path, run_name='__main__')
+        return
+    with open(path, 'rb') as f:
+        source = f.read()
+    code = compile(source, path, 'exec', dont_inherit=True)
+    # What the interpreter does for `python path`: the script's real
+    # directory first on sys.path, an absolute __file__, a fresh __main__.
+    sys.path[0] = os.path.dirname(os.path.realpath(path))
+    main_module = types.ModuleType('__main__')
+    main_module.__file__ = os.path.abspath(path)
+    main_module.__cached__ = None
+    main_module.__builtins__ = builtins
+    main_module.__spec__ = None
+    main_module.__loader__ = importlib.machinery.SourceFileLoader(
+        '__main__', path)
+    sys.modules['__main__'] = main_module
+    exec(code, main_module.__dict__)
+
+
 def main(argv=None):
-    """``python -m cpuframe.compat SCRIPT [ARGS]``: run SCRIPT as __main__."""
+    """``python -m cpuframe.compat SCRIPT [ARGS]``: run SCRIPT as __main__.
+
+    Returns the exit status for options this module handles; the script's
+    own ``sys.exit`` and uncaught exceptions propagate as they would under
+    ``python SCRIPT``.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ('-h', '--help'):
-        sys.stderr.write('usage: python -m cpuframe.compat SCRIPT [ARGS...]\n'
-                         '   or: python -m cpuframe.compat -m MODULE [ARGS...]\n')
+        (sys.stdout if argv else sys.stderr).write(_USAGE)
         return 0 if argv else 2
+    if argv[0] in ('-V', '--version'):
+        from cpuframe import __version__
+        sys.stdout.write('cpuframe {} (Chainer 7 API), Python {}\n'.format(
+            __version__, sys.version.split()[0]))
+        return 0
+    if argv[0] in ('-m', '-c'):
+        if len(argv) < 2:
+            sys.stderr.write('cpuframe.compat: {} needs {}\n'.format(
+                argv[0], 'a module name' if argv[0] == '-m' else
+                'a command'))
+            return 2
+    elif argv[0].startswith('-'):
+        sys.stderr.write('cpuframe.compat: unknown option {} (try --help)\n'
+                         .format(argv[0]))
+        return 2
+    elif not os.path.exists(argv[0]):
+        sys.stderr.write(
+            "cpuframe.compat: can't open file {!r}: [Errno 2] No such file "
+            'or directory\n'.format(os.path.abspath(argv[0])))
+        return 2
     install()
     if argv[0] == '-m':
-        if len(argv) < 2:
-            sys.stderr.write('cpuframe.compat: -m needs a module name\n')
-            return 2
         sys.argv = argv[1:]
+        sys.path[0] = os.getcwd()
         runpy.run_module(argv[1], run_name='__main__', alter_sys=True)
+    elif argv[0] == '-c':
+        sys.argv = ['-c'] + argv[2:]
+        sys.path[0] = ''
+        main_module = types.ModuleType('__main__')
+        main_module.__builtins__ = builtins
+        sys.modules['__main__'] = main_module
+        exec(compile(argv[1], '<string>', 'exec'), main_module.__dict__)
     else:
         sys.argv = argv
-        runpy.run_path(argv[0], run_name='__main__')
+        _run_script(argv[0])
     return 0
 
 
