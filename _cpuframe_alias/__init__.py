@@ -4,8 +4,9 @@ cpuframe installs ``cpuframe-chainer-alias.pth`` into site-packages.  At
 interpreter start-up it imports this module only when the environment
 variable ``CPUFRAME_AS_CHAINER`` is set to ``1`` (or ``true``/``yes``/``on``),
 and ``activate()`` then puts a finder on ``sys.meta_path`` that imports
-nothing until a ``chainer``/``chainerx`` import is first seen: at that point
-it installs ``cpuframe.compat``'s alias and hands the import to it.  So
+nothing until a ``chainer``, ``chainerx`` or ``chainermn`` import is first
+seen: at that point it installs ``cpuframe.compat``'s alias and hands the
+import to it.  So
 pytest, ``mpiexec`` ranks, forked and spawned workers and web apps that
 import ``chainer`` get cpuframe with no change to their commands, and other
 processes pay nothing beyond reading one line.
@@ -30,8 +31,8 @@ class _LazyAlias:
 
     @staticmethod
     def find_spec(fullname, path=None, target=None):
-        if fullname != 'chainer' and not fullname.startswith('chainer.') \
-                and fullname != 'chainerx':
+        top = fullname.partition('.')[0]
+        if top not in ('chainer', 'chainerx', 'chainermn'):
             return None
         if _LazyAlias in sys.meta_path:
             sys.meta_path.remove(_LazyAlias)

@@ -3,8 +3,9 @@
 ``python -m cpuframe.compat train.py --epoch 3`` runs ``train.py`` with
 ``import chainer`` (and ``chainer.functions``, ``chainer.links``,
 ``chainer.training.extensions``, ``chainer.backends.intel64``, ...)
-resolving to cpuframe.  ``install()`` does the same from Python.  A script
-that imports ``chainerx`` gets a stub whose ``is_available()`` is False.
+resolving to cpuframe, and ``import chainermn`` to ``cpuframe.mn``.
+``install()`` does the same from Python.  A script that imports
+``chainerx`` gets a stub whose ``is_available()`` is False.
 """
 import builtins
 import importlib
@@ -35,10 +36,21 @@ _RENAMES = {
 }
 
 
+# ChainerMN's package is cpuframe.mn.
+_MN_PREFIX = 'chainermn'
+_MN_TARGET = 'cpuframe.mn'
+
+
 def _target_name(fullname):
     if fullname in _RENAMES:
         return _RENAMES[fullname]
+    if _is_under(fullname, _MN_PREFIX):
+        return _MN_TARGET + fullname[len(_MN_PREFIX):]
     return _TARGET + fullname[len(_PREFIX):]
+
+
+def _is_under(fullname, prefix):
+    return fullname == prefix or fullname.startswith(prefix + '.')
 
 
 def _make_chainerx_stub():
@@ -55,7 +67,7 @@ class _ChainerAliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path, target=None):
         if fullname == 'chainerx':
             return importlib.util.spec_from_loader(fullname, self)
-        if fullname != _PREFIX and not fullname.startswith(_PREFIX + '.'):
+        if not (_is_under(fullname, _PREFIX) or _is_under(fullname, _MN_PREFIX)):
             return None
         try:
             found = importlib.util.find_spec(_target_name(fullname))
@@ -116,7 +128,7 @@ def uninstall():
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
     for name in list(sys.modules):
-        if name == _PREFIX or name.startswith(_PREFIX + '.') or (
+        if _is_under(name, _PREFIX) or _is_under(name, _MN_PREFIX) or (
                 name == 'chainerx' and getattr(sys.modules[name],
                                                '__cpuframe_stub__', False)):
             del sys.modules[name]

@@ -1,0 +1,173 @@
+"""Gradient buckets and the dtypes they are reduced in.
+
+A bucket is one contiguous buffer holding several parameters' gradients
+(or values) back to back, in the communication dtype: the parameter's own
+dtype, or ``allreduce_grad_dtype`` (float16 or bfloat16 halve the bytes;
+MPI has no sum for them, so they get a user-defined MPI operation that adds
+in float32).
+"""
+import threading
+
+import numpy
+
+BFLOAT16 = 'bfloat16'
+_HALF_KINDS = ('float16', BFLOAT16)
+
+
+def parse(caller, dtype):
+    """``allreduce_grad_dtype`` as None, a NumPy dtype or ``'bfloat16'``."""
+    if dtype is None:
+        return None
+    if isinstance(dtype, str) and dtype.lower() in ('bfloat16', 'bf16'):
+        return BFLOAT16
+    try:
+        parsed = numpy.dtype(dtype)
+    except TypeError:
+        parsed = None
+    if parsed is None or parsed.kind != 'f':
+        raise ValueError('{}: expected allreduce_grad_dtype as None, '
+                         'float16, bfloat16, float32 or float64, got {!r}'
+                         .format(caller, dtype))
+    return parsed
+
+
+def plain_mpi_dtype(dtype):
+    """True for dtypes MPI sums natively; None for float16."""
+    dtype = numpy.dtype(dtype)
+    if dtype == numpy.float16:
+        return None
+    return True
+
+
+def _bf16_from_f32(x):
+    """float32 -> bfloat16 bits (uint16), rounding to nearest even; NaN kept."""
+    bits = numpy.ascontiguousarray(x, numpy.float32).view(numpy.uint32)
+    rounding = ((bits >> 16) & 1) + numpy.uint32(0x7FFF)
+    out = ((bits + rounding) >> 16).astype(numpy.uint16)
+    nan = numpy.isnan(x)
+    if nan.any():
+        out[nan] = ((bits[nan] >> 16) | 0x40).astype(numpy.uint16)
+    return out
+
+
+def _f32_from_bf16(bits):
+    return (numpy.asarray(bits, numpy.uint16).astype(numpy.uint32)
+            << 16).view(numpy.float32)
+
+
+_ops_lock = threading.Lock()
+_ops = {}
+
+
+def _sum_op(MPI, kind):
+    """A commutative MPI sum over float16 or bfloat16 (as uint16) buffers."""
+    with _ops_lock:
+        op = _ops.get(kind)
+        if op is None:
+            if kind == 'float16':
+                def add(inbuf, outbuf, datatype):
+                    a = numpy.frombuffer(inbuf, numpy.float16)
+                    b = numpy.frombuffer(outbuf, numpy.float16)
+                    b[...] = (a.astype(numpy.float32) + b).astype(numpy.float16)
+            else:
+                def add(inbuf, outbuf, datatype):
+                    a = numpy.frombuffer(inbuf, numpy.uint16)
+                    b = numpy.frombuffer(outbuf, numpy.uint16)
+                    b[...] = _bf16_from_f32(_f32_from_bf16(a) + _f32_from_bf16(b))
+            op = MPI.Op.Create(add, commute=True)
+            _ops[kind] = op
+    return op
+
+
+class Bucket:
+    """Some parameters' arrays packed back to back in one buffer."""
+
+    def __init__(self, kind, slots, total):
+        self.kind = kind            # a NumPy dtype name, or 'bfloat16'
+        self.slots = slots          # (entry index, offset, size, shape)
+        storage = numpy.uint16 if kind == BFLOAT16 else numpy.dtype(kind)
+        self.buffer = numpy.empty(total, storage)
+
+    def mpi_buffer(self, MPI):
+        """The buffer spec for mpi4py: half kinds travel as 16-bit words."""
+        if self.kind in _HALF_KINDS:
+            return [self.buffer, MPI.UINT16_T]
+        return self.buffer    # mpi4py maps float32/float64 to MPI's types
+
+    def mpi_op(self, MPI):
+        if self.kind in _HALF_KINDS:
+            return _sum_op(MPI, self.kind)
+        return MPI.SUM
+
+    def pack(self, entries, attr):
+        for index, offset, size, shape in self.slots:
+            source = _host_view(getattr(entries[index][1], attr))
+            view = self.buffer[offset:offset + size].reshape(shape)
+            if self.kind == BFLOAT16:
+                view[...] = _bf16_from_f32(source)
+            else:
+                numpy.copyto(view, source, casting='unsafe')
+
+    def unpack(self, entries, attr, scale):
+        for index, offset, size, shape in self.slots:
+            param = entries[index][1]
+            target = getattr(param, attr)
+            view = self.buffer[offset:offset + size].reshape(shape)
+            if self.kind == BFLOAT16:
+                view = _f32_from_bf16(view.reshape(-1)).reshape(shape)
+            _store(target, view, scale)
+
+
+def _host_view(array):
+    if isinstance(array, numpy.ndarray):
+        return array
+    from cpuframe.backends import cuda, intel64
+    if intel64.is_native_array(array):
+        return intel64.to_numpy(array)
+    if cuda.is_cupy_array(array):
+        return cuda.to_cpu(array)
+    return numpy.asarray(array)
+
+
+def _store(target, values, scale):
+    """``target[...] = values * scale``, in ``target``'s dtype and place."""
+    if isinstance(target, numpy.ndarray):
+        if scale == 1.0:
+            numpy.copyto(target, values, casting='unsafe')
+        else:
+            numpy.multiply(values, scale, out=target, casting='unsafe')
+        return
+    result = values if scale == 1.0 else values * scale
+    result = result.astype(target.dtype, copy=False)
+    from cpuframe.backends import cuda
+    if cuda.is_cupy_array(target):
+        target[...] = cuda.to_gpu(result, device=target.device)
+    else:
+        target[...] = result
+
+
+def make_buckets(params, reduce_dtype, bucket_bytes):
+    """Group ``params`` (in order) into buckets of about ``bucket_bytes``,
+    one communication dtype per bucket."""
+    buckets = []
+    open_buckets = {}   # kind -> [slots, total]
+    for index, param in enumerate(params):
+        if reduce_dtype is None:
+            kind = numpy.dtype(param.dtype).name
+        elif reduce_dtype == BFLOAT16:
+            kind = BFLOAT16
+        else:
+            kind = reduce_dtype.name
+        itemsize = 2 if kind == BFLOAT16 else numpy.dtype(kind).itemsize
+        shape = tuple(param.array.shape)
+        size = int(numpy.prod(shape))
+        slots, total = open_buckets.setdefault(kind, [[], 0])
+        if slots and (total + size) * itemsize > bucket_bytes:
+            buckets.append(Bucket(kind, slots, total))
+            slots, total = [], 0
+        slots.append((index, total, size, shape))
+        open_buckets[kind] = [slots, total + size]
+    for kind, (slots, total) in open_buckets.items():
+        if slots:
+            buckets.append(Bucket(kind, slots, total))
+    return buckets

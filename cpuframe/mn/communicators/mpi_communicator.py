@@ -1,0 +1,415 @@
+"""``MpiCommunicator``: cpuframe.mn's communicator for CPUs, on MPI.
+
+Arrays travel as MPI buffers (no pickling); objects through mpi4py's
+pickle-based calls.  Model gradients are packed into a few large buckets
+that are reduced with non-blocking ``Iallreduce`` calls, so packing the
+next bucket overlaps the reduction of the previous one, and one collective
+moves many parameters (ChainerMN's 'naive' communicator issues one
+``Allreduce`` per parameter).
+"""
+import hashlib
+
+import numpy
+
+from cpuframe.mn import _mpi
+from cpuframe.mn.communicators import _reduce_dtype
+from cpuframe.mn.communicators.communicator_base import CommunicatorBase
+
+# Gradients are packed into buckets of about this many bytes.
+DEFAULT_BUCKET_BYTES = 16 * 1024 * 1024
+
+
+def _host_array(x, caller):
+    """``x`` as a C-contiguous NumPy array (copying only when it must)."""
+    if isinstance(x, numpy.ndarray):
+        return numpy.ascontiguousarray(x)
+    from cpuframe.backends import cuda, intel64
+    if intel64.is_native_array(x):
+        return numpy.ascontiguousarray(intel64.to_numpy(x))
+    if cuda.is_cupy_array(x):
+        return cuda.to_cpu(x)
+    if numpy.isscalar(x):
+        return numpy.asarray(x)
+    raise TypeError('{}: expected a NumPy, intel64 or CuPy array, got {}'
+                    .format(caller, type(x).__name__))
+
+
+def _as_tuple_of_arrays(xs, caller):
+    if isinstance(xs, (list, tuple)):
+        return tuple(_host_array(x, caller) for x in xs)
+    return None
+
+
+def _header(arrays):
+    return [(a.shape, a.dtype.str) for a in arrays]
+
+
+def _empty(header):
+    return [numpy.empty(shape, numpy.dtype(dtype)) for shape, dtype in header]
+
+
+def _check_rank(caller, value, size, what='root'):
+    if not isinstance(value, (int, numpy.integer)) or not 0 <= value < size:
+        raise ValueError('{}: expected {} as a rank in [0, {}), got {!r}'
+                         .format(caller, what, size, value))
+
+
+class MpiCommunicator(CommunicatorBase):
+    """A communicator over an ``mpi4py`` communicator, for CPU processes.
+
+    Args:
+        mpi_comm: the ``mpi4py.MPI.Comm`` (``COMM_WORLD`` by default).
+        name: the name it was created under (``'naive'``, ``'flat'``, ...).
+        allreduce_grad_dtype: the dtype gradients are reduced in
+            (``None``: each gradient's own dtype; ``numpy.float16`` or
+            ``'bfloat16'`` halve the bytes moved).
+        bucket_bytes: the size of one gradient bucket.
+    """
+
+    def __init__(self, mpi_comm=None, name='naive', allreduce_grad_dtype=None,
+                 bucket_bytes=DEFAULT_BUCKET_BYTES):
+        super().__init__()
+        MPI = _mpi.get()
+        self._MPI = MPI
+        self.mpi_comm = MPI.COMM_WORLD if mpi_comm is None else mpi_comm
+        self.name = name
+        self._reduce_dtype = _reduce_dtype.parse(
+            'create_communicator', allreduce_grad_dtype)
+        self._configs['allreduce_grad_dtype'] = allreduce_grad_dtype
+        if not isinstance(bucket_bytes, int) or bucket_bytes < 1:
+            raise ValueError('create_communicator: expected bucket_bytes as a '
+                             'positive int, got {!r}'.format(bucket_bytes))
+        self._bucket_bytes = bucket_bytes
+        self._plans = {}
+        self._init_ranks()
+
+    # ---------------------------------------------------------------- ranks
+    def _init_ranks(self):
+        MPI = self._MPI
+        comm = self.mpi_comm
+        local = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.rank)
+        try:
+            self._intra_rank = local.rank
+            self._intra_size = local.size
+            host_leader = local.bcast(comm.rank, root=0)
+        finally:
+            local.Free()
+        leaders = sorted(set(comm.allgather(host_leader)))
+        self._inter_rank = leaders.index(host_leader)
+        self._inter_size = len(leaders)
+
+    @property
+    def rank(self):
+        return self.mpi_comm.rank
+
+    @property
+    def size(self):
+        return self.mpi_comm.size
+
+    @property
+    def intra_rank(self):
+        return self._intra_rank
+
+    @property
+    def intra_size(self):
+        return self._intra_size
+
+    @property
+    def inter_rank(self):
+        return self._inter_rank
+
+    @property
+    def inter_size(self):
+        return self._inter_size
+
+    def set_config(self, name, value=True, **kwargs):
+        if name == 'allreduce_grad_dtype':
+            self._reduce_dtype = _reduce_dtype.parse('set_config', value)
+            self._configs[name] = value
+            self._plans.clear()
+            return
+        if name == 'batched_copy':
+            self._configs[name] = bool(value)   # packing is always batched
+            return
+        super().set_config(name, **kwargs)
+
+    def split(self, color, key):
+        return type(self)(self.mpi_comm.Split(color, key), name=self.name,
+                          allreduce_grad_dtype=self._configs.get(
+                              'allreduce_grad_dtype'),
+                          bucket_bytes=self._bucket_bytes)
+
+    def finalize(self):
+        self._plans.clear()
+
+    def __repr__(self):
+        return '<cpuframe.mn communicator {!r}: rank {} of {}>'.format(
+            self.name, self.rank, self.size)
+
+    # ------------------------------------------------------ point to point
+    def send(self, data, dest, tag):
+        _check_rank('send', dest, self.size, 'dest')
+        arrays = _as_tuple_of_arrays(data, 'send')
+        single = arrays is None
+        if single:
+            arrays = (_host_array(data, 'send'),)
+        self.mpi_comm.send((single, _header(arrays)), dest=dest, tag=tag)
+        for a in arrays:
+            self.mpi_comm.Send(a, dest=dest, tag=tag)
+
+    def recv(self, source, tag):
+        _check_rank('recv', source, self.size, 'source')
+        single, header = self.mpi_comm.recv(source=source, tag=tag)
+        arrays = _empty(header)
+        for a in arrays:
+            self.mpi_comm.Recv(a, source=source, tag=tag)
+        return arrays[0] if single else tuple(arrays)
+
+    def send_obj(self, obj, dest, tag=0):
+        _check_rank('send_obj', dest, self.size, 'dest')
+        self.mpi_comm.send(obj, dest=dest, tag=tag)
+
+    def recv_obj(self, source, status=None, tag=None):
+        _check_rank('recv_obj', source, self.size, 'source')
+        if tag is None:
+            tag = self._MPI.ANY_TAG
+        return self.mpi_comm.recv(source=source, status=status, tag=tag)
+
+    # ----------------------------------------------------------- collectives
+    def bcast(self, data, max_buf_len=None, root=0):
+        _check_rank('bcast', root, self.size)
+        is_root = self.rank == root
+        array = _host_array(data, 'bcast') if is_root else None
+        header = self.mpi_comm.bcast(
+            _header([array]) if is_root else None, root=root)
+        if not is_root:
+            array = _empty(header)[0]
+        self.mpi_comm.Bcast(array, root=root)
+        return array
+
+    def gather(self, data, root=0):
+        _check_rank('gather', root, self.size)
+        array = _host_array(data, 'gather')
+        # Every rank learns every header, so a dtype mismatch raises on all
+        # of them before the data moves (no rank is left waiting).
+        headers = self.mpi_comm.allgather(_header([array])[0])
+        _check_one_dtype('gather', headers)
+        counts = [int(numpy.prod(shape)) for shape, _ in headers]
+        if self.rank != root:
+            self.mpi_comm.Gatherv(array, None, root=root)
+            return None
+        flat = numpy.empty(sum(counts), array.dtype)
+        self.mpi_comm.Gatherv(array, [flat, counts], root=root)
+        return _split(flat, headers, counts)
+
+    def allgather(self, x):
+        array = _host_array(x, 'allgather')
+        headers = self.mpi_comm.allgather(_header([array])[0])
+        _check_one_dtype('allgather', headers)
+        counts = [int(numpy.prod(shape)) for shape, _ in headers]
+        flat = numpy.empty(sum(counts), array.dtype)
+        self.mpi_comm.Allgatherv(array, [flat, counts])
+        return _split(flat, headers, counts)
+
+    def allreduce(self, data):
+        array = _host_array(data, 'allreduce')
+        kind = _reduce_dtype.plain_mpi_dtype(array.dtype)
+        if kind is None:
+            # MPI has no float16 sum: reduce in float32, hand back float16.
+            work = array.astype(numpy.float32)
+            out = numpy.empty_like(work)
+            self.mpi_comm.Allreduce(work, out, op=self._MPI.SUM)
+            return out.astype(array.dtype)
+        out = numpy.empty_like(array)
+        self.mpi_comm.Allreduce(array, out, op=self._MPI.SUM)
+        return out
+
+    def scatter(self, xs, root=0):
+        _check_rank('scatter', root, self.size)
+        arrays, payload = None, None
+        if self.rank == root:
+            error = None
+            try:
+                arrays = _as_tuple_of_arrays(xs, 'scatter')
+                if arrays is None:
+                    whole = _host_array(xs, 'scatter')
+                    arrays = tuple(whole[i] for i in range(len(whole)))
+                if len(arrays) != self.size:
+                    raise ValueError('scatter: expected {} arrays (one per '
+                                     'rank), got {}'.format(self.size,
+                                                            len(arrays)))
+                _check_one_dtype('scatter', _header(arrays))
+            except (TypeError, ValueError) as e:
+                error = e
+            payload = ([(error, None)] * self.size if error is not None else
+                       [(None, h) for h in _header(arrays)])
+        error, header = self.mpi_comm.scatter(payload, root=root)
+        if error is not None:
+            raise type(error)('{} (on root rank {})'.format(error, root))
+        out = _empty([header])[0]
+        if self.rank == root:
+            flat = numpy.concatenate([a.reshape(-1) for a in arrays])
+            counts = [a.size for a in arrays]
+            self.mpi_comm.Scatterv([flat, counts], out, root=root)
+        else:
+            self.mpi_comm.Scatterv(None, out, root=root)
+        return out
+
+    def alltoall(self, xs):
+        error = None
+        try:
+            arrays = _as_tuple_of_arrays(xs, 'alltoall')
+            if arrays is None or len(arrays) != self.size:
+                raise ValueError(
+                    'alltoall: expected a tuple of {} arrays (one per rank), '
+                    'got {}'.format(self.size, type(xs).__name__
+                                    if arrays is None else
+                                    '{} arrays'.format(len(arrays))))
+            _check_one_dtype('alltoall', _header(arrays))
+        except (TypeError, ValueError) as e:
+            error = e
+        # Headers go everywhere first; a rank with bad input sends its error
+        # instead, and every rank raises before any data moves.
+        out_headers = ([(error, None)] * self.size if error is not None else
+                       [(None, h) for h in _header(arrays)])
+        received = self.mpi_comm.alltoall(out_headers)
+        errors = [(rank, e) for rank, (e, _) in enumerate(received)
+                  if e is not None]
+        if error is not None:
+            raise error
+        if errors:
+            rank, e = errors[0]
+            raise type(e)('{} (on rank {})'.format(e, rank))
+        headers_in = [h for _, h in received]
+        _check_one_dtype('alltoall', headers_in + _header(arrays))
+        dtype = arrays[0].dtype
+        send_counts = [a.size for a in arrays]
+        recv_counts = [int(numpy.prod(shape)) for shape, _ in headers_in]
+        send = (numpy.concatenate([a.reshape(-1) for a in arrays])
+                if sum(send_counts) else numpy.empty(0, dtype))
+        recv = numpy.empty(sum(recv_counts), dtype)
+        self.mpi_comm.Alltoallv([send, send_counts], [recv, recv_counts])
+        return _split(recv, headers_in, recv_counts)
+
+    def bcast_obj(self, obj, max_buf_len=None, root=0):
+        _check_rank('bcast_obj', root, self.size)
+        return self.mpi_comm.bcast(obj, root=root)
+
+    def gather_obj(self, obj, root=0):
+        _check_rank('gather_obj', root, self.size)
+        return self.mpi_comm.gather(obj, root=root)
+
+    def allreduce_obj(self, obj):
+        return self.mpi_comm.allreduce(obj, op=self._MPI.SUM)
+
+    # ------------------------------------------------------------- models
+    def _params(self, model, caller, with_grad, zero_fill=False):
+        """``(name, param)`` of ``model`` in name order, checked to be the
+        same names, shapes and dtypes on every rank before any collective
+        moves their values."""
+        entries = []
+        for name, param in sorted(model.namedparams(), key=lambda e: e[0]):
+            if param.array is None:
+                continue
+            if with_grad and param.grad is None:
+                if not zero_fill:
+                    continue
+                param.grad = _zeros_like(param.array)
+            entries.append((name, param))
+        signature = [(name, tuple(p.array.shape), numpy.dtype(p.dtype).str)
+                     for name, p in entries]
+        self._check_same_everywhere(caller, signature)
+        return entries, tuple(signature)
+
+    def _check_same_everywhere(self, caller, signature):
+        digest = hashlib.sha1(repr(signature).encode()).digest()
+        mine = numpy.frombuffer(digest, numpy.uint8)
+        every = numpy.empty((self.size, mine.size), numpy.uint8)
+        self.mpi_comm.Allgather(mine, every)
+        if (every == mine).all():
+            return
+        signatures = self.mpi_comm.allgather(signature)
+        hint = ''
+        if caller == 'multi_node_mean_grad':
+            hint = (' (a parameter whose grad is None takes part only with '
+                    'zero_fill=True)')
+        raise ValueError('{}: the models differ between ranks: {}{}'.format(
+            caller, _describe_difference(signatures), hint))
+
+    def bcast_data(self, model):
+        entries, signature = self._params(model, 'bcast_data', False)
+        for plan in self._plan(('data',) + signature, entries, None):
+            buf = plan.buffer
+            if self.rank == 0:
+                plan.pack(entries, 'array')
+            self.mpi_comm.Bcast(buf, root=0)
+            if self.rank != 0:
+                plan.unpack(entries, 'array', 1.0)
+
+    def multi_node_mean_grad(self, model, zero_fill=False):
+        entries, signature = self._params(
+            model, 'multi_node_mean_grad', True, zero_fill)
+        if not entries:
+            return
+        MPI = self._MPI
+        plans = self._plan(('grad',) + signature, entries, self._reduce_dtype)
+        requests = []
+        for plan in plans:
+            plan.pack(entries, 'grad')
+            requests.append(self.mpi_comm.Iallreduce(
+                MPI.IN_PLACE, plan.mpi_buffer(MPI),
+                op=plan.mpi_op(MPI)))
+        scale = 1.0 / self.size
+        for plan, request in zip(plans, requests):
+            request.Wait()
+            plan.unpack(entries, 'grad', scale)
+
+    def _plan(self, key, entries, reduce_dtype):
+        plans = self._plans.get(key)
+        if plans is None:
+            plans = _reduce_dtype.make_buckets(
+                [p for _, p in entries], reduce_dtype, self._bucket_bytes)
+            self._plans[key] = plans
+        return plans
+
+
+def _check_one_dtype(caller, headers):
+    dtypes = sorted({str(numpy.dtype(dt)) for _, dt in headers})
+    if len(dtypes) > 1:
+        raise TypeError('{}: every array must have one dtype; got {}'.format(
+            caller, ', '.join(dtypes)))
+
+
+def _split(flat, headers, counts):
+    outs, offset = [], 0
+    for (shape, _), count in zip(headers, counts):
+        outs.append(flat[offset:offset + count].reshape(shape).copy())
+        offset += count
+    return tuple(outs)
+
+
+def _zeros_like(array):
+    from cpuframe.backends import cuda
+    if cuda.is_cupy_array(array):
+        return cuda.cupy.zeros_like(array)
+    return numpy.zeros(array.shape, array.dtype)
+
+
+def _describe_difference(signatures):
+    """Name the first parameter that differs from rank 0, on which rank."""
+    reference = {name: (shape, dtype) for name, shape, dtype in signatures[0]}
+    for rank, signature in enumerate(signatures[1:], 1):
+        mine = {name: (shape, dtype) for name, shape, dtype in signature}
+        for name in sorted(set(reference) | set(mine)):
+            if name not in mine:
+                return 'parameter {!r} is on rank 0 but not on rank {}'.format(
+                    name, rank)
+            if name not in reference:
+                return 'parameter {!r} is on rank {} but not on rank 0'.format(
+                    name, rank)
+            if mine[name] != reference[name]:
+                (s0, d0), (s1, d1) = reference[name], mine[name]
+                return ('parameter {!r} has shape {} {} on rank 0 but {} {} on '
+                        'rank {}'.format(name, s0, numpy.dtype(d0), s1,
+                                         numpy.dtype(d1), rank))
+    return 'the parameter lists differ'
