@@ -5,7 +5,9 @@
 Launch with ``mpiexec -n N python train.py``.  mpi4py is imported on first
 use (``pip install 'cpuframe[mpi]'``).
 """
-from cpuframe.mn import communicators
+from cpuframe.mn import communicators, optimizers
 from cpuframe.mn.communicators import CommunicatorBase, create_communicator
+from cpuframe.mn.optimizers import create_multi_node_optimizer
 
-__all__ = ['CommunicatorBase', 'communicators', 'create_communicator']
+__all__ = ['CommunicatorBase', 'communicators', 'create_communicator',
+           'create_multi_node_optimizer', 'optimizers']

@@ -178,12 +178,21 @@ class MpiCommunicator(CommunicatorBase):
     # ----------------------------------------------------------- collectives
     def bcast(self, data, max_buf_len=None, root=0):
         _check_rank('bcast', root, self.size)
-        is_root = self.rank == root
-        array = _host_array(data, 'bcast') if is_root else None
-        header = self.mpi_comm.bcast(
-            _header([array]) if is_root else None, root=root)
-        if not is_root:
-            array = _empty(header)[0]
+        array, payload = None, None
+        if self.rank == root:
+            try:
+                array = _host_array(data, 'bcast')
+                payload = (None, _header([array])[0])
+            except TypeError as error:
+                payload = (error, None)
+        # The root's error (bad data) reaches every rank before data moves.
+        error, header = self.mpi_comm.bcast(payload, root=root)
+        if error is not None:
+            if self.rank == root:
+                raise error
+            raise type(error)('{} (on root rank {})'.format(error, root))
+        if array is None:
+            array = _empty([header])[0]
         self.mpi_comm.Bcast(array, root=root)
         return array
 
@@ -347,22 +356,27 @@ class MpiCommunicator(CommunicatorBase):
                 plan.unpack(entries, 'array', 1.0)
 
     def multi_node_mean_grad(self, model, zero_fill=False):
+        self._multi_node_mean_grad_async(model, zero_fill).wait()
+
+    def _multi_node_mean_grad_async(self, model, zero_fill=False):
+        """Start averaging ``model``'s gradients; ``.wait()`` on the result
+        writes the means back into the gradients.
+
+        The gradients are packed into the buckets now, so they may be
+        overwritten (e.g. by the next backward) before ``wait()``.
+        """
         entries, signature = self._params(
             model, 'multi_node_mean_grad', True, zero_fill)
         if not entries:
-            return
+            return _Done()
         MPI = self._MPI
         plans = self._plan(('grad',) + signature, entries, self._reduce_dtype)
         requests = []
         for plan in plans:
             plan.pack(entries, 'grad')
             requests.append(self.mpi_comm.Iallreduce(
-                MPI.IN_PLACE, plan.mpi_buffer(MPI),
-                op=plan.mpi_op(MPI)))
-        scale = 1.0 / self.size
-        for plan, request in zip(plans, requests):
-            request.Wait()
-            plan.unpack(entries, 'grad', scale)
+                MPI.IN_PLACE, plan.mpi_buffer(MPI), op=plan.mpi_op(MPI)))
+        return _PendingMean(entries, plans, requests, 1.0 / self.size)
 
     def _plan(self, key, entries, reduce_dtype):
         plans = self._plans.get(key)
@@ -371,6 +385,27 @@ class MpiCommunicator(CommunicatorBase):
                 [p for _, p in entries], reduce_dtype, self._bucket_bytes)
             self._plans[key] = plans
         return plans
+
+
+class _Done:
+    def wait(self):
+        pass
+
+
+class _PendingMean:
+    """Bucketed reductions in flight; ``wait()`` stores the means."""
+
+    def __init__(self, entries, plans, requests, scale):
+        self._entries = entries
+        self._plans = plans
+        self._requests = requests
+        self._scale = scale
+
+    def wait(self):
+        requests, self._requests = self._requests, []
+        for plan, request in zip(self._plans, requests):
+            request.Wait()
+            plan.unpack(self._entries, 'grad', self._scale)
 
 
 def _check_one_dtype(caller, headers):

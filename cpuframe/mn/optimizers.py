@@ -1,0 +1,138 @@
+"""``create_multi_node_optimizer``: data-parallel training (ChainerMN 7).
+
+The wrapped optimizer averages every gradient over the ranks before each
+update, so N ranks on batches of b samples train as one process on the
+N*b samples together (large-batch SGD).  The first ``update()`` after the
+model's parameter set changes (the first call, or after lazily initialized
+links got their shapes) copies rank 0's parameters to every rank and does
+not update: the gradients of that step came from different parameters.
+"""
+import copy
+
+
+def _param_state(target):
+    return [(name, param.array is not None)
+            for name, param in sorted(target.namedparams(),
+                                      key=lambda e: e[0])]
+
+
+class _Wrapper:
+    """Forwards attribute reads and writes to the actual optimizer."""
+
+    def __init__(self, actual_optimizer, communicator, zero_fill):
+        object.__setattr__(self, 'actual_optimizer', actual_optimizer)
+        object.__setattr__(self, 'communicator', communicator)
+        object.__setattr__(self, 'zero_fill', zero_fill)
+
+    def __getattr__(self, name):
+        return getattr(self.actual_optimizer, name)
+
+    def __setattr__(self, name, value):
+        setattr(self.actual_optimizer, name, value)
+
+    def setup(self, link):
+        self.actual_optimizer.setup(link)
+        return self
+
+    def _compute_grads(self, lossfun, args, kwds):
+        target = self.target
+        loss = lossfun(*args, **kwds)
+        if getattr(self.actual_optimizer, '_use_cleargrads', True):
+            target.cleargrads()
+        else:
+            target.zerograds()
+        loss.backward(loss_scale=getattr(self.actual_optimizer,
+                                         '_loss_scale', None))
+        del loss
+
+
+class _MultiNodeOptimizer(_Wrapper):
+
+    def __init__(self, actual_optimizer, communicator, zero_fill):
+        super().__init__(actual_optimizer, communicator, zero_fill)
+        object.__setattr__(self, '_seen', None)
+
+    def update(self, lossfun=None, *args, **kwds):
+        target = self.target
+        if lossfun is not None:
+            self._compute_grads(lossfun, args, kwds)
+        state = _param_state(target)
+        if state != self._seen:
+            object.__setattr__(self, '_seen', state)
+            self.communicator.bcast_data(target)
+            return
+        self.communicator.multi_node_mean_grad(target, self.zero_fill)
+        self.actual_optimizer.update(None, *args, **kwds)
+
+
+class _DoubleBufferingOptimizer(_Wrapper):
+    """Averages step t's gradients while step t+1 computes; each update
+    uses the gradients of the step before (one step stale), as ChainerMN's
+    double buffering does.  The first step after a broadcast only starts
+    the averaging; updates begin with the next one."""
+
+    def __init__(self, actual_optimizer, communicator, zero_fill):
+        super().__init__(actual_optimizer, communicator, zero_fill)
+        object.__setattr__(self, '_seen', None)
+        object.__setattr__(self, '_shadow', None)
+        object.__setattr__(self, '_pending', None)
+
+    def wait(self):
+        """Finish the averaging in flight (its means land in the shadow)."""
+        pending = self._pending
+        object.__setattr__(self, '_pending', None)
+        if pending is not None:
+            pending.wait()
+
+    def update(self, lossfun=None, *args, **kwds):
+        target = self.target
+        if lossfun is not None:
+            self._compute_grads(lossfun, args, kwds)
+        state = _param_state(target)
+        if state != self._seen:
+            self.wait()
+            object.__setattr__(self, '_seen', state)
+            self.communicator.bcast_data(target)
+            shadow = copy.deepcopy(target)
+            shadow.cleargrads()
+            object.__setattr__(self, '_shadow', shadow)
+            return
+        self.wait()
+        have_means = any(p.grad is not None for p in self._shadow.params())
+        # The fresh gradients go to the shadow to be averaged in the
+        # background; the target takes last step's means.
+        mine = dict(target.namedparams())
+        for name, shadow_param in self._shadow.namedparams():
+            param = mine[name]
+            param.grad, shadow_param.grad = shadow_param.grad, param.grad
+        object.__setattr__(self, '_pending',
+                           self.communicator._multi_node_mean_grad_async(
+                               self._shadow, self.zero_fill))
+        if have_means:
+            self.actual_optimizer.update(None, *args, **kwds)
+
+
+def create_multi_node_optimizer(actual_optimizer, communicator,
+                                double_buffering=False, zero_fill=True):
+    """Wrap ``actual_optimizer`` for data-parallel training.
+
+    Args:
+        actual_optimizer: a cpuframe optimizer (``optimizers.Adam()``, ...).
+        communicator: from :func:`cpuframe.mn.create_communicator`.
+        double_buffering: average step t's gradients while step t+1 runs
+            and update with them then (one step stale).  ChainerMN offers it
+            with 'pure_nccl' only; every cpuframe.mn communicator has it.
+        zero_fill: a parameter that got no gradient takes part as zeros
+            (otherwise it is skipped, and must be skipped on every rank).
+    """
+    if not hasattr(communicator, 'multi_node_mean_grad'):
+        raise TypeError('create_multi_node_optimizer: expected a communicator '
+                        'from create_communicator, got {}'.format(
+                            type(communicator).__name__))
+    if double_buffering:
+        if not hasattr(communicator, '_multi_node_mean_grad_async'):
+            raise ValueError(
+                'This communicator does not support double buffering.')
+        return _DoubleBufferingOptimizer(actual_optimizer, communicator,
+                                         zero_fill)
+    return _MultiNodeOptimizer(actual_optimizer, communicator, zero_fill)
