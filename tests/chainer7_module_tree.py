@@ -882,9 +882,7 @@ NOT_PROVIDED_MODULES = frozenset({
     'chainer.dataset.tabular.from_data',
     'chainer.dataset.tabular.tabular_dataset',
     'chainer.datasets.kuzushiji_mnist',
-    'chainer.datasets.pickle_dataset',
     'chainer.datasets.svhn',
-    'chainer.datasets.text_dataset',
     'chainer.device_resident',
     'chainer.distribution',
     'chainer.distributions',
@@ -1033,10 +1031,8 @@ NOT_PROVIDED_NAMES = {
     'chainer.dataset': 'ConcatWithAsyncTransfer TabularDataset',
     'chainer.dataset.convert': 'ConcatWithAsyncTransfer Conveyor concat_examples_func',
     'chainer.datasets': (
-        'LabeledZippedImageDataset MultiZippedImageDataset PickleDataset '
-        'PickleDatasetWriter TextDataset ZippedImageDataset get_kuzushiji_mnist '
-        'get_kuzushiji_mnist_labels get_svhn open_pickle_dataset '
-        'open_pickle_dataset_writer'
+        'LabeledZippedImageDataset MultiZippedImageDataset ZippedImageDataset '
+        'get_kuzushiji_mnist get_kuzushiji_mnist_labels get_svhn'
     ),
     'chainer.datasets.image_dataset': (
         'LabeledZippedImageDataset MultiZippedImageDataset ZippedImageDataset '
