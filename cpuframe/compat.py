@@ -36,9 +36,16 @@ _RENAMES = {
 }
 
 
-# ChainerMN's package is cpuframe.mn.
+# ChainerMN's package is cpuframe.mn.  CPUFRAME_KEEP_CHAINERMN=1 leaves
+# `import chainermn` to an installed ChainerMN instead (e.g. to compare the
+# two on the same cpuframe model).
 _MN_PREFIX = 'chainermn'
 _MN_TARGET = 'cpuframe.mn'
+
+
+def _alias_chainermn():
+    return os.environ.get('CPUFRAME_KEEP_CHAINERMN', '').strip().lower() not in (
+        '1', 'true', 'yes', 'on')
 
 
 def _target_name(fullname):
@@ -67,7 +74,10 @@ class _ChainerAliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path, target=None):
         if fullname == 'chainerx':
             return importlib.util.spec_from_loader(fullname, self)
-        if not (_is_under(fullname, _PREFIX) or _is_under(fullname, _MN_PREFIX)):
+        if _is_under(fullname, _MN_PREFIX):
+            if not _alias_chainermn():
+                return None
+        elif not _is_under(fullname, _PREFIX):
             return None
         try:
             found = importlib.util.find_spec(_target_name(fullname))

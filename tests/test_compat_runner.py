@@ -256,3 +256,24 @@ class TestEnvironmentAlias:
                        'test_user.py'], tmp_path, env=env)
         assert out.returncode == 0, out.stdout + out.stderr
         assert '2 passed' in out.stdout
+
+
+class TestChainerMNAlias:
+
+    def test_chainermn_is_cpuframe_mn(self, tmp_path):
+        out = _compat(['-c', 'import chainermn, chainermn.communicators as c; '
+                             'print(chainermn.__name__, c.__name__, '
+                             'callable(chainermn.create_communicator))'],
+                      tmp_path)
+        assert out.stdout.split() == [
+            'cpuframe.mn', 'cpuframe.mn.communicators', 'True'], out.stderr
+
+    def test_missing_chainermn_module_says_so(self, tmp_path):
+        out = _compat(['-c', 'import chainermn.no_such_part'], tmp_path)
+        assert 'cpuframe does not provide chainermn.no_such_part' in out.stderr
+
+    def test_keep_chainermn_leaves_the_real_one(self, tmp_path):
+        out = _compat(['-c', 'import chainermn'], tmp_path,
+                      env={'CPUFRAME_KEEP_CHAINERMN': '1'})
+        assert 'cpuframe.mn' not in out.stdout
+        assert out.returncode == 0 or "No module named 'chainermn'" in out.stderr
