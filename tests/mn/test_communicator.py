@@ -216,3 +216,31 @@ def test_create_communicator_names():
         assert mn.create_communicator(name).name == name
     with pytest.raises(ValueError, match='allreduce_grad_dtype'):
         mn.create_communicator('naive', allreduce_grad_dtype=numpy.int32)
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_large_parameters_take_the_in_place_route(comm, device):
+    """A parameter over 1 MiB is reduced (and broadcast) in its own array."""
+    from cpuframe.mn.communicators import mpi_communicator
+    units = 600
+    assert units * units * 4 >= mpi_communicator.DIRECT_BYTES
+    model = cpuframe.Sequential(L.Linear(units, units), L.Linear(units, 3))
+    rng = numpy.random.RandomState(comm.rank)
+    for p in model.params():
+        p.array[...] = rng.standard_normal(p.shape)
+    model.to_device(device)
+    comm.bcast_data(model)
+    reference = numpy.random.RandomState(0)
+    for p in model.params():
+        numpy.testing.assert_array_equal(
+            numpy.asarray(p.array), reference.standard_normal(p.shape).astype(
+                numpy.float32))
+    for p in model.params():
+        p.grad = p.device.send(rng.standard_normal(p.shape).astype(p.dtype))
+    everyone = comm.allgather(numpy.concatenate(
+        [numpy.asarray(p.grad).ravel() for _, p in sorted(model.namedparams())]))
+    comm.multi_node_mean_grad(model)
+    got = numpy.concatenate(
+        [numpy.asarray(p.grad).ravel() for _, p in sorted(model.namedparams())])
+    numpy.testing.assert_allclose(got, numpy.mean(everyone, axis=0), rtol=1e-6,
+                                  atol=1e-7)

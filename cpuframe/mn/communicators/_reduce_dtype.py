@@ -80,13 +80,28 @@ def _sum_op(MPI, kind):
 
 
 class Bucket:
-    """Some parameters' arrays packed back to back in one buffer."""
+    """Some parameters' arrays packed back to back in one buffer.
 
-    def __init__(self, kind, slots, total):
+    A *direct* bucket holds one large parameter: when its array is a
+    C-contiguous NumPy array of the communication dtype, the collective
+    works on that array in place (no packing copy); otherwise it is copied
+    into the bucket's own buffer like any other.
+    """
+
+    def __init__(self, kind, slots, total, direct=False):
         self.kind = kind            # a NumPy dtype name, or 'bfloat16'
         self.slots = slots          # (entry index, offset, size, shape)
-        storage = numpy.uint16 if kind == BFLOAT16 else numpy.dtype(kind)
-        self.buffer = numpy.empty(total, storage)
+        self.direct = direct
+        self._storage = numpy.uint16 if kind == BFLOAT16 else numpy.dtype(kind)
+        self._total = total
+        self._own = None
+        self._in_place = False
+        self.buffer = None
+
+    def _own_buffer(self):
+        if self._own is None:
+            self._own = numpy.empty(self._total, self._storage)
+        return self._own
 
     def mpi_buffer(self, MPI):
         """The buffer spec for mpi4py: half kinds travel as 16-bit words."""
@@ -99,7 +114,23 @@ class Bucket:
             return _sum_op(MPI, self.kind)
         return MPI.SUM
 
-    def pack(self, entries, attr):
+    def pack(self, entries, attr, copy=True):
+        """Fill the buffer from the parameters' ``attr`` arrays.
+
+        ``copy=False`` only binds the buffer (a receiver of a broadcast).
+        """
+        if self.direct:
+            array = getattr(entries[self.slots[0][0]][1], attr)
+            if (isinstance(array, numpy.ndarray) and array.flags.c_contiguous
+                    and array.dtype == self._storage
+                    and self.kind != BFLOAT16):
+                self.buffer = array.reshape(-1)
+                self._in_place = True
+                return
+        self.buffer = self._own_buffer()
+        self._in_place = False
+        if not copy:
+            return
         for index, offset, size, shape in self.slots:
             source = _host_view(getattr(entries[index][1], attr))
             view = self.buffer[offset:offset + size].reshape(shape)
@@ -109,6 +140,11 @@ class Bucket:
                 numpy.copyto(view, source, casting='unsafe')
 
     def unpack(self, entries, attr, scale):
+        if self._in_place:
+            if scale != 1.0:
+                numpy.multiply(self.buffer, self.buffer.dtype.type(scale),
+                               out=self.buffer)
+            return
         for index, offset, size, shape in self.slots:
             param = entries[index][1]
             target = getattr(param, attr)
@@ -146,9 +182,10 @@ def _store(target, values, scale):
         target[...] = result
 
 
-def make_buckets(params, reduce_dtype, bucket_bytes):
+def make_buckets(params, reduce_dtype, bucket_bytes, direct_bytes):
     """Group ``params`` (in order) into buckets of about ``bucket_bytes``,
-    one communication dtype per bucket."""
+    one communication dtype per bucket; a parameter of ``direct_bytes`` or
+    more gets a direct bucket of its own (reduced in place)."""
     buckets = []
     open_buckets = {}   # kind -> [slots, total]
     for index, param in enumerate(params):
@@ -161,6 +198,10 @@ def make_buckets(params, reduce_dtype, bucket_bytes):
         itemsize = 2 if kind == BFLOAT16 else numpy.dtype(kind).itemsize
         shape = tuple(param.array.shape)
         size = int(numpy.prod(shape))
+        if size * itemsize >= direct_bytes:
+            buckets.append(Bucket(kind, [(index, 0, size, shape)], size,
+                                  direct=True))
+            continue
         slots, total = open_buckets.setdefault(kind, [[], 0])
         if slots and (total + size) * itemsize > bucket_bytes:
             buckets.append(Bucket(kind, slots, total))

@@ -17,6 +17,8 @@ from cpuframe.mn.communicators.communicator_base import CommunicatorBase
 
 # Gradients are packed into buckets of about this many bytes.
 DEFAULT_BUCKET_BYTES = 16 * 1024 * 1024
+# A parameter this large is reduced in its own array (no packing copy).
+DIRECT_BYTES = 1024 * 1024
 
 
 def _host_array(x, caller):
@@ -348,10 +350,8 @@ class MpiCommunicator(CommunicatorBase):
     def bcast_data(self, model):
         entries, signature = self._params(model, 'bcast_data', False)
         for plan in self._plan(('data',) + signature, entries, None):
-            buf = plan.buffer
-            if self.rank == 0:
-                plan.pack(entries, 'array')
-            self.mpi_comm.Bcast(buf, root=0)
+            plan.pack(entries, 'array', copy=self.rank == 0)
+            self.mpi_comm.Bcast(plan.buffer, root=0)
             if self.rank != 0:
                 plan.unpack(entries, 'array', 1.0)
 
@@ -382,7 +382,8 @@ class MpiCommunicator(CommunicatorBase):
         plans = self._plans.get(key)
         if plans is None:
             plans = _reduce_dtype.make_buckets(
-                [p for _, p in entries], reduce_dtype, self._bucket_bytes)
+                [p for _, p in entries], reduce_dtype, self._bucket_bytes,
+                DIRECT_BYTES)
             self._plans[key] = plans
         return plans
 
