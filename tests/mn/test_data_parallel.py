@@ -14,17 +14,26 @@ PER_RANK = 4
 STEPS = 4
 
 
-def _mlp(seed, device):
+def _mlp(seed, device, kind='mlp'):
     rng = numpy.random.RandomState(seed)
-    model = cpuframe.Sequential(L.Linear(6, 8), F.tanh, L.Linear(8, 3))
+    if kind == 'mlp':
+        model = cpuframe.Sequential(L.Linear(6, 8), F.tanh, L.Linear(8, 3))
+    else:
+        # Convolutions: on '@intel64' their gradients come in oneDNN's
+        # blocked layouts, which cpuframe.mn reduces without reordering.
+        model = cpuframe.Sequential(
+            L.Convolution2D(2, 16, 3, pad=1), F.relu,
+            L.Convolution2D(16, 8, 3, pad=1), F.relu,
+            lambda h: F.reshape(h, (h.shape[0], -1)), L.Linear(8 * 9, 3))
     for p in model.params():
         p.array[...] = rng.uniform(-0.5, 0.5, p.shape).astype(p.dtype)
     return model.to_device(device)
 
 
-def _batch(step, n):
+def _batch(step, n, kind='mlp'):
     rng = numpy.random.RandomState(1000 + step)
-    x = rng.standard_normal((n, 6)).astype(numpy.float32)
+    shape = (n, 6) if kind == 'mlp' else (n, 2, 3, 3)
+    x = rng.standard_normal(shape).astype(numpy.float32)
     t = rng.randint(0, 3, n).astype(numpy.int32)
     return x, t
 
@@ -51,13 +60,13 @@ def _assert_same_on_every_rank(comm, model):
             'rank {} differs from rank {}'.format(rank, comm.rank))
 
 
-def _reference(device, name, double_buffering, n):
+def _reference(device, name, double_buffering, n, kind='mlp'):
     """One process on the concatenated batches of the same steps."""
-    model = _mlp(0, device)
+    model = _mlp(0, device, kind)
     opt = _make_optimizer(name).setup(model)
     previous = None
     for step in range(1, STEPS + 1):
-        x, t = _batch(step, n)
+        x, t = _batch(step, n, kind)
         model.cleargrads()
         _loss(model, x, t).backward()
         if not double_buffering:
@@ -80,6 +89,12 @@ DEVICES = ['@numpy'] + (['@intel64'] if intel64.is_ideep_available() else [])
     'optimizer': ['sgd', 'momentum', 'adam'],
     'device': DEVICES,
     'double_buffering': [False, True],
+    'kind': ['mlp'],
+}) + testing.product({
+    'optimizer': ['momentum'],
+    'device': DEVICES,
+    'double_buffering': [False],
+    'kind': ['conv'],
 }))
 class TestLargeBatchEquivalence:
 
@@ -87,21 +102,22 @@ class TestLargeBatchEquivalence:
         n = PER_RANK * comm.size
         # Every rank starts from its own parameters: the first update
         # copies rank 0's to all of them and does not step.
-        model = _mlp(comm.rank, self.device)
+        model = _mlp(comm.rank, self.device, self.kind)
         opt = mn.create_multi_node_optimizer(
             _make_optimizer(self.optimizer), comm,
             double_buffering=self.double_buffering).setup(model)
         lo, hi = comm.rank * PER_RANK, (comm.rank + 1) * PER_RANK
         for step in range(0, STEPS + 1):
-            x, t = _batch(step, n)
+            x, t = _batch(step, n, self.kind)
             opt.update(_loss, model, x[lo:hi], t[lo:hi])
             _assert_same_on_every_rank(comm, model)
         reference = _reference(self.device, self.optimizer,
-                               self.double_buffering, n)
+                               self.double_buffering, n, self.kind)
         numpy.testing.assert_allclose(_flat(model), _flat(reference),
                                       rtol=2e-5, atol=2e-6)
         # The run moved the parameters (the comparison is not vacuous).
-        assert numpy.abs(_flat(model) - _flat(_mlp(0, '@numpy'))).max() > 1e-3
+        start = _flat(_mlp(0, '@numpy', self.kind))
+        assert numpy.abs(_flat(model) - start).max() > 1e-3
 
 
 def test_first_update_broadcasts_and_does_not_step(comm):

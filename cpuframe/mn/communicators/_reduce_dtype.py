@@ -79,6 +79,29 @@ def _sum_op(MPI, kind):
     return op
 
 
+def layout_key(array):
+    """How ``array``'s elements lie in memory: for a native (intel64) array
+    its oneDNN descriptor and the element count of its buffer (padding
+    included); ``'c'`` for NumPy (and CuPy) arrays, packed in C order."""
+    from cpuframe.backends import intel64
+    if intel64.is_native_array(array):
+        return (array.desc_key, array.nbytes // array.dtype.itemsize)
+    return 'c'
+
+
+def _flat(array, layout):
+    """A writable 1-D view of ``array``'s memory in the signature's layout,
+    or None when the array must be copied in logical order."""
+    if layout is None:
+        return None
+    if isinstance(array, numpy.ndarray):
+        return array.reshape(-1) if array.flags.c_contiguous else None
+    from cpuframe.backends import intel64
+    if intel64.is_native_array(array) and isinstance(layout, tuple):
+        return array.raw_view()
+    return None
+
+
 class Bucket:
     """Some parameters' arrays packed back to back in one buffer.
 
@@ -120,38 +143,56 @@ class Bucket:
         ``copy=False`` only binds the buffer (a receiver of a broadcast).
         """
         if self.direct:
-            array = getattr(entries[self.slots[0][0]][1], attr)
-            if (isinstance(array, numpy.ndarray) and array.flags.c_contiguous
-                    and array.dtype == self._storage
+            index, _, _, _, layout = self.slots[0]
+            flat = _flat(getattr(entries[index][1], attr), layout)
+            if (flat is not None and flat.dtype == self._storage
                     and self.kind != BFLOAT16):
-                self.buffer = array.reshape(-1)
+                self.buffer = flat
                 self._in_place = True
                 return
         self.buffer = self._own_buffer()
         self._in_place = False
         if not copy:
             return
-        for index, offset, size, shape in self.slots:
-            source = _host_view(getattr(entries[index][1], attr))
-            view = self.buffer[offset:offset + size].reshape(shape)
+        for index, offset, size, _shape, layout in self.slots:
+            array = getattr(entries[index][1], attr)
+            view = self.buffer[offset:offset + size]
+            flat = _flat(array, layout)
+            if flat is None:
+                flat = _host_view(array).reshape(-1)
             if self.kind == BFLOAT16:
-                view[...] = _bf16_from_f32(source)
+                view[...] = _bf16_from_f32(flat)
             else:
-                numpy.copyto(view, source, casting='unsafe')
+                numpy.copyto(view, flat, casting='unsafe')
 
     def unpack(self, entries, attr, scale):
         if self._in_place:
             if scale != 1.0:
                 numpy.multiply(self.buffer, self.buffer.dtype.type(scale),
                                out=self.buffer)
+            _fix_padding(getattr(entries[self.slots[0][0]][1], attr))
             return
-        for index, offset, size, shape in self.slots:
-            param = entries[index][1]
-            target = getattr(param, attr)
-            view = self.buffer[offset:offset + size].reshape(shape)
+        for index, offset, size, shape, layout in self.slots:
+            target = getattr(entries[index][1], attr)
+            view = self.buffer[offset:offset + size]
             if self.kind == BFLOAT16:
-                view = _f32_from_bf16(view.reshape(-1)).reshape(shape)
-            _store(target, view, scale)
+                view = _f32_from_bf16(view)
+            flat = _flat(target, layout)
+            if flat is not None:
+                if scale == 1.0:
+                    numpy.copyto(flat, view, casting='unsafe')
+                else:
+                    numpy.multiply(view, scale, out=flat, casting='unsafe')
+                _fix_padding(target)
+            else:
+                _store(target, view.reshape(shape), scale)
+
+
+def _fix_padding(array):
+    """Blocked layouts keep zeros in their padding; sums of them stay zero,
+    but a broadcast may bring another rank's: rewrite them."""
+    if getattr(array, 'has_padding', False):
+        array.zero_padding()
 
 
 def _host_view(array):
@@ -182,31 +223,33 @@ def _store(target, values, scale):
         target[...] = result
 
 
-def make_buckets(params, reduce_dtype, bucket_bytes, direct_bytes):
-    """Group ``params`` (in order) into buckets of about ``bucket_bytes``,
-    one communication dtype per bucket; a parameter of ``direct_bytes`` or
-    more gets a direct bucket of its own (reduced in place)."""
+def make_buckets(signature, reduce_dtype, bucket_bytes, direct_bytes):
+    """Group the parameters of ``signature`` (``(name, shape, dtype,
+    layout)`` in order, layout None for logical order) into buckets of
+    about ``bucket_bytes``, one communication dtype per bucket; a parameter
+    of ``direct_bytes`` or more gets a direct bucket of its own."""
     buckets = []
     open_buckets = {}   # kind -> [slots, total]
-    for index, param in enumerate(params):
+    for index, (_, shape, dtype, layout) in enumerate(signature):
         if reduce_dtype is None:
-            kind = numpy.dtype(param.dtype).name
+            kind = numpy.dtype(dtype).name
         elif reduce_dtype == BFLOAT16:
             kind = BFLOAT16
         else:
             kind = reduce_dtype.name
         itemsize = 2 if kind == BFLOAT16 else numpy.dtype(kind).itemsize
-        shape = tuple(param.array.shape)
         size = int(numpy.prod(shape))
+        if isinstance(layout, tuple):
+            size = layout[1]      # a native buffer, padding included
+        slot = (index, 0, size, shape, layout)
         if size * itemsize >= direct_bytes:
-            buckets.append(Bucket(kind, [(index, 0, size, shape)], size,
-                                  direct=True))
+            buckets.append(Bucket(kind, [slot], size, direct=True))
             continue
         slots, total = open_buckets.setdefault(kind, [[], 0])
         if slots and (total + size) * itemsize > bucket_bytes:
             buckets.append(Bucket(kind, slots, total))
             slots, total = [], 0
-        slots.append((index, total, size, shape))
+        slots.append((index, total, size, shape, layout))
         open_buckets[kind] = [slots, total + size]
     for kind, (slots, total) in open_buckets.items():
         if slots:

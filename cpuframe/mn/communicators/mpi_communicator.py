@@ -327,25 +327,33 @@ class MpiCommunicator(CommunicatorBase):
                     continue
                 param.grad = _zeros_like(param.array)
             entries.append((name, param))
-        signature = [(name, tuple(p.array.shape), numpy.dtype(p.dtype).str)
-                     for name, p in entries]
-        self._check_same_everywhere(caller, signature)
-        return entries, tuple(signature)
-
-    def _check_same_everywhere(self, caller, signature):
-        digest = hashlib.sha1(repr(signature).encode()).digest()
-        mine = numpy.frombuffer(digest, numpy.uint8)
-        every = numpy.empty((self.size, mine.size), numpy.uint8)
-        self.mpi_comm.Allgather(mine, every)
-        if (every == mine).all():
-            return
-        signatures = self.mpi_comm.allgather(signature)
+        attr = 'grad' if with_grad else 'array'
+        logical = [(name, tuple(p.array.shape), numpy.dtype(p.dtype).str)
+                   for name, p in entries]
+        # Native (intel64) arrays travel in their own memory layout, so no
+        # reorder is needed, when every rank has the same layouts; else
+        # they travel in logical (NumPy) order.
+        layouts = [_reduce_dtype.layout_key(getattr(p, attr))
+                   for _, p in entries]
+        raw = tuple(e + (k,) for e, k in zip(logical, layouts))
+        if self._same_everywhere(raw):
+            return entries, raw
+        if self._same_everywhere(logical):
+            return entries, tuple(e + (None,) for e in logical)
+        signatures = self.mpi_comm.allgather(logical)
         hint = ''
         if caller == 'multi_node_mean_grad':
             hint = (' (a parameter whose grad is None takes part only with '
                     'zero_fill=True)')
         raise ValueError('{}: the models differ between ranks: {}{}'.format(
             caller, _describe_difference(signatures), hint))
+
+    def _same_everywhere(self, signature):
+        digest = hashlib.sha1(repr(signature).encode()).digest()
+        mine = numpy.frombuffer(digest, numpy.uint8)
+        every = numpy.empty((self.size, mine.size), numpy.uint8)
+        self.mpi_comm.Allgather(mine, every)
+        return bool((every == mine).all())
 
     def bcast_data(self, model):
         entries, signature = self._params(model, 'bcast_data', False)
@@ -367,8 +375,8 @@ class MpiCommunicator(CommunicatorBase):
         """
         entries, signature = self._params(
             model, 'multi_node_mean_grad', True, zero_fill)
-        if not entries:
-            return _Done()
+        if not entries or self.size == 1:
+            return _Done()      # the mean over one rank is the gradient
         MPI = self._MPI
         plans = self._plan(('grad',) + signature, entries, self._reduce_dtype)
         requests = []
@@ -382,8 +390,7 @@ class MpiCommunicator(CommunicatorBase):
         plans = self._plans.get(key)
         if plans is None:
             plans = _reduce_dtype.make_buckets(
-                [p for _, p in entries], reduce_dtype, self._bucket_bytes,
-                DIRECT_BYTES)
+                key[1:], reduce_dtype, self._bucket_bytes, DIRECT_BYTES)
             self._plans[key] = plans
         return plans
 
