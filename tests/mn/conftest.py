@@ -1,0 +1,57 @@
+"""Shared fixtures of the cpuframe.mn tests.
+
+Every test here runs as one process in the normal test run (size 1) and
+under ``mpiexec -n N python -m pytest tests/mn`` on every rank; tests use
+collectives only in the same order on every rank.  Test modules skip
+themselves when mpi4py is missing (``pytest.importorskip``).
+
+A deadlock (a rank waiting in a collective the others never reach) must
+not hang the run: each test arms ``faulthandler.dump_traceback_later``,
+which prints every thread's stack and exits the process when the test
+overruns ``CPUFRAME_MN_TEST_TIMEOUT`` seconds (default 120); mpiexec then
+ends the other ranks.
+"""
+import faulthandler
+import os
+import sys
+
+import pytest
+
+TEST_TIMEOUT = float(os.environ.get('CPUFRAME_MN_TEST_TIMEOUT', '120'))
+
+
+@pytest.fixture(autouse=True)
+def _deadlock_guard():
+    faulthandler.dump_traceback_later(TEST_TIMEOUT, exit=True,
+                                      file=sys.stderr)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
+@pytest.fixture(scope='session')
+def comm():
+    """The job's communicator (``COMM_WORLD``, 'naive')."""
+    pytest.importorskip('mpi4py')
+    import cpuframe.mn as chainermn
+    return chainermn.create_communicator('naive')
+
+
+@pytest.fixture
+def shared_tmp(comm, tmp_path):
+    """A directory every rank sees: rank 0's ``tmp_path``."""
+    path = comm.bcast_obj(str(tmp_path) if comm.rank == 0 else None, root=0)
+    yield path
+    # No rank may remove or reuse it while another still reads it.
+    comm.mpi_comm.Barrier()
+
+
+
+@pytest.fixture
+def everyone(comm):
+    """``everyone(value)``: every rank's ``value``, as a list in rank order,
+    on every rank."""
+    def gather_everywhere(value):
+        return comm.bcast_obj(comm.gather_obj(value, root=0), root=0)
+    return gather_everywhere
