@@ -13,7 +13,10 @@ ends the other ranks.
 """
 import faulthandler
 import os
+import pathlib
+import shutil
 import sys
+import tempfile
 
 import pytest
 
@@ -39,13 +42,29 @@ def comm():
 
 
 @pytest.fixture
-def shared_tmp(comm, tmp_path):
-    """A directory every rank sees: rank 0's ``tmp_path``."""
-    path = comm.bcast_obj(str(tmp_path) if comm.rank == 0 else None, root=0)
-    yield path
-    # No rank may remove or reuse it while another still reads it.
-    comm.mpi_comm.Barrier()
+def local_tmp():
+    """A new directory of this rank's own, removed after the test.
 
+    (Not pytest's ``tmp_path``: under mpiexec every rank is a pytest
+    session of its own, and their clean-ups of the shared
+    ``/tmp/pytest-of-<user>`` race.)
+    """
+    path = tempfile.mkdtemp(prefix='cpuframe-mn-test-')
+    yield pathlib.Path(path)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def shared_tmp(comm):
+    """A new directory every rank sees (made by rank 0), removed after the
+    test once every rank is done with it."""
+    path = tempfile.mkdtemp(prefix='cpuframe-mn-shared-') \
+        if comm.rank == 0 else None
+    path = comm.bcast_obj(path, root=0)
+    yield path
+    comm.mpi_comm.Barrier()
+    if comm.rank == 0:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -67,7 +67,7 @@ def test_multi_node_evaluator_means_over_ranks(comm, everyone):
         {k: float(v) for k, v in result.items()}
 
 
-def test_multi_node_evaluator_in_a_trainer(comm, everyone, tmp_path):
+def test_multi_node_evaluator_in_a_trainer(comm, everyone, local_tmp):
     model = L.Classifier(L.Linear(1, 2))
     model.cleargrads()
     data = chainer.datasets.TupleDataset(_local_data(comm.rank),
@@ -75,7 +75,7 @@ def test_multi_node_evaluator_in_a_trainer(comm, everyone, tmp_path):
     train = chainer.iterators.SerialIterator(data, 2)
     updater = training.updaters.StandardUpdater(
         train, chainer.optimizers.SGD(lr=0.0).setup(model))
-    trainer = training.Trainer(updater, (2, 'iteration'), out=str(tmp_path))
+    trainer = training.Trainer(updater, (2, 'iteration'), out=str(local_tmp))
     test_it = chainer.iterators.SerialIterator(data, 2, repeat=False,
                                                shuffle=False)
     evaluator = chainermn.create_multi_node_evaluator(
@@ -218,20 +218,20 @@ class _Probe(chainer.Chain):
         return F.sum(self.l(x)) * 0
 
 
-def _probe_trainer(comm, tmp_path, key, values, stop):
+def _probe_trainer(comm, local_tmp, key, values, stop):
     model = _Probe(comm.rank, key, values)
     optimizer = chainer.optimizers.SGD().setup(model)
     it = chainer.iterators.SerialIterator(
         numpy.ones((4, 1), numpy.float32), 1)
     updater = training.updaters.StandardUpdater(it, optimizer)
-    return training.Trainer(updater, stop, out=str(tmp_path))
+    return training.Trainer(updater, stop, out=str(local_tmp))
 
 
-def test_observation_aggregator(comm, tmp_path):
+def test_observation_aggregator(comm, local_tmp):
     def values(rank, call):
         return float(10 * rank + call)
 
-    trainer = _probe_trainer(comm, tmp_path, 'value', values,
+    trainer = _probe_trainer(comm, local_tmp, 'value', values,
                              (6, 'iteration'))
     trainer.extend(chainermn.extensions.ObservationAggregator(
         comm, 'main/value', 'main/value_mean', comm_trigger=(2, 'iteration')))
@@ -254,11 +254,11 @@ def test_observation_aggregator(comm, tmp_path):
             assert aggregated == pytest.approx(ranks_mean + iteration - 0.5)
 
 
-def test_observation_aggregator_custom_and_overwrite(comm, tmp_path):
+def test_observation_aggregator_custom_and_overwrite(comm, local_tmp):
     def values(rank, call):
         return chainer.Variable(numpy.array(float(rank), numpy.float32))
 
-    trainer = _probe_trainer(comm, tmp_path, 'value', values,
+    trainer = _probe_trainer(comm, local_tmp, 'value', values,
                              (2, 'iteration'))
     trainer.extend(chainermn.extensions.ObservationAggregator(
         comm, 'main/value', aggregator=lambda h: max(max(x) for x in h)))
@@ -272,7 +272,7 @@ def test_observation_aggregator_custom_and_overwrite(comm, tmp_path):
     assert [float(v) for v in seen] == [comm.size - 1.0] * 2
 
 
-def test_multi_node_early_stopping_trigger(comm, everyone, tmp_path):
+def test_multi_node_early_stopping_trigger(comm, everyone, local_tmp):
     # Rank 0's loss is best at iteration 3 and then worsens a lot; the
     # other ranks' losses keep improving slightly.  The mean over ranks is
     # best at iteration 3, so with patience 2 every rank stops at 5 (each
@@ -286,6 +286,6 @@ def test_multi_node_early_stopping_trigger(comm, everyone, tmp_path):
         comm, check_trigger=(1, 'iteration'), monitor='main/loss',
         patience=2, max_trigger=(10, 'iteration'))
     assert trigger.get_training_length() == (10, 'iteration')
-    trainer = _probe_trainer(comm, tmp_path, 'loss', values, trigger)
+    trainer = _probe_trainer(comm, local_tmp, 'loss', values, trigger)
     trainer.run()
     assert everyone(trainer.updater.iteration) == [5] * comm.size

@@ -74,13 +74,13 @@ def test_multi_node_iterator_epochs_and_reset(comm, everyone):
     assert it.epoch == 0
 
 
-def test_multi_node_iterator_serialize(comm, everyone, tmp_path):
+def test_multi_node_iterator_serialize(comm, everyone, local_tmp):
     actual = chainer.iterators.SerialIterator(list(range(7)), 3,
                                               shuffle=False)
     it = chainermn.iterators.create_multi_node_iterator(actual, comm)
     for _ in range(3):
         it.next()
-    path = str(tmp_path / 'it.npz')
+    path = str(local_tmp / 'it.npz')
     npz.save_npz(path, it)
     before = _position(it)
     expected_next = it.next()
