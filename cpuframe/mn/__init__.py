@@ -10,11 +10,13 @@ any rank aborts the whole job instead of leaving the other ranks hanging
 (see :mod:`cpuframe.mn.global_except_hook`;
 ``CPUFRAME_MN_ABORT_ON_EXCEPTION=0`` turns that off).
 """
-from cpuframe.mn import communicators
-from cpuframe.mn import datasets
-from cpuframe.mn import extensions
-from cpuframe.mn import global_except_hook
-from cpuframe.mn import iterators
+from cpuframe.mn import (
+    communicators,
+    datasets,
+    extensions,
+    global_except_hook,
+    iterators,
+)
 from cpuframe.mn.communicators import CommunicatorBase, create_communicator
 from cpuframe.mn.datasets import DataSizeError, scatter_dataset, scatter_index
 from cpuframe.mn.extensions import (
