@@ -63,12 +63,13 @@ def _clean_env(**extra):
     return env
 
 
-def _run(args, script, tmp, timeout=60, **env):
+def _run(args, script, tmp, timeout=60, python_args=(), **env):
     path = os.path.join(str(tmp), 'script.py')
     with open(path, 'w') as f:
         f.write(script)
     start = time.monotonic()
-    result = subprocess.run(args + [sys.executable, path], cwd=str(tmp),
+    result = subprocess.run(args + [sys.executable] + list(python_args) +
+                            [path], cwd=str(tmp),
                             env=_clean_env(**env), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, timeout=timeout)
     return result, time.monotonic() - start
@@ -98,6 +99,19 @@ def test_exception_on_one_rank_aborts_the_job(only_on_rank_0, local_tmp,
     assert "ValueError: boom on rank 1" in output
     assert 'Uncaught exception on rank 1' in output
     assert 'got past the collective' not in output
+
+
+def test_exception_under_compat_aborts_the_job(only_on_rank_0, local_tmp):
+    # A Chainer script run through cpuframe.compat: `import chainermn`.
+    script = _RAISES_ON_RANK_1.replace('import cpuframe.mn as chainermn',
+                                       'import chainermn')
+    result, elapsed = _run([_mpiexec(), '-n', '2'], script, local_tmp,
+                           python_args=['-m', 'cpuframe.compat'])
+    output = result.stdout.decode(errors='replace')
+    assert result.returncode != 0, output
+    assert elapsed < 30, output
+    assert "ValueError: boom on rank 1" in output
+    assert 'Uncaught exception on rank 1' in output
 
 
 @pytest.mark.parametrize('launcher,env,installed', [

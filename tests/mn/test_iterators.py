@@ -1,4 +1,6 @@
 """create_multi_node_iterator and create_synchronized_iterator."""
+import copy
+
 import numpy
 import pytest
 
@@ -123,3 +125,15 @@ def test_synchronized_iterator_needs_order_sampler(comm):
 
     with pytest.raises(ValueError, match='order_sampler'):
         chainermn.iterators.create_synchronized_iterator(NoSampler(), comm)
+
+
+def test_wrappers_can_be_copied(comm):
+    actual = chainer.iterators.SerialIterator(list(range(6)), 2,
+                                              shuffle=True)
+    it = chainermn.iterators.create_synchronized_iterator(actual, comm)
+    clone = copy.copy(it)
+    assert clone.actual_iterator is actual
+    master = chainermn.iterators.create_multi_node_iterator(
+        chainer.iterators.SerialIterator([1, 2], 1), comm)
+    if comm.rank == 0:
+        assert copy.copy(master).actual_iterator is master.actual_iterator

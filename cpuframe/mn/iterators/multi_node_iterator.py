@@ -55,6 +55,8 @@ class _MultiNodeIteratorMaster(iterator_module.Iterator):
     next = __next__
 
     def __getattr__(self, name):
+        if name == 'actual_iterator':   # not set yet (copy, unpickling)
+            raise AttributeError(name)
         return getattr(self.actual_iterator, name)
 
     def __setattr__(self, name, value):

@@ -25,6 +25,8 @@ class _SynchronizedIterator(iterator_module.Iterator):
         actual_iterator.reset()
 
     def __getattr__(self, name):
+        if name == 'actual_iterator':   # not set yet (copy, unpickling)
+            raise AttributeError(name)
         return getattr(self.actual_iterator, name)
 
     def __setattr__(self, name, value):
