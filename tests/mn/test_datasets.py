@@ -145,3 +145,13 @@ def test_create_empty_dataset():
     it = chainer.iterators.SerialIterator(empty, 2, repeat=False,
                                           shuffle=False)
     assert [len(b) for b in it] == [2, 2, 1]
+
+
+def test_deprecated_epoch_helpers(comm):
+    from cpuframe.mn.datasets import scatter
+    dataset = list(range(10 + comm.rank))      # rank 0's length counts
+    with pytest.warns(DeprecationWarning):
+        assert scatter.get_n_iterations_for_one_epoch(dataset, 3, comm) == 4
+    with pytest.warns(DeprecationWarning):
+        assert scatter.get_epoch_trigger(2, dataset, 3, comm) == \
+            (8, 'iteration')

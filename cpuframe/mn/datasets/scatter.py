@@ -1,6 +1,7 @@
 """``scatter_dataset`` and ``scatter_index``: split a dataset over ranks."""
 import operator
 import pickle
+import warnings
 
 import numpy
 
@@ -209,3 +210,25 @@ def _index_ranges(n, size, force_equal_length):
         ranges.append((begin, end))
         begin = end
     return ranges
+
+
+def get_n_iterations_for_one_epoch(dataset, local_batch_size, comm):
+    """Rank 0's number of iterations in one epoch of its ``dataset``
+    (deprecated in ChainerMN 7: use epoch triggers)."""
+    warnings.warn('get_n_iterations_for_one_epoch is deprecated. Please use '
+                  'standard epoch triggers.', DeprecationWarning, stacklevel=2)
+    n_iterations = None
+    if comm.rank == 0:
+        n_iterations = -(-len(dataset) // local_batch_size)
+    return comm.bcast_obj(n_iterations, root=0)
+
+
+def get_epoch_trigger(n_epochs, dataset, local_batch_size, comm):
+    """``(n_epochs * iterations per epoch, 'iteration')`` (deprecated in
+    ChainerMN 7: use epoch triggers)."""
+    warnings.warn('get_epoch_trigger is deprecated. Please use standard '
+                  'epoch triggers.', DeprecationWarning, stacklevel=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', DeprecationWarning)
+        n = get_n_iterations_for_one_epoch(dataset, local_batch_size, comm)
+    return n_epochs * n, 'iteration'
