@@ -23,10 +23,21 @@ import pytest
 TEST_TIMEOUT = float(os.environ.get('CPUFRAME_MN_TEST_TIMEOUT', '120'))
 
 
+def _real_stderr(config):
+    """A file descriptor of the terminal's stderr: pytest's capture has
+    redirected fd 2 to a file that a process killed by faulthandler never
+    shows; pytest's faulthandler plugin keeps a duplicate of the real one."""
+    try:
+        from _pytest.faulthandler import fault_handler_stderr_fd_key
+        return config.stash[fault_handler_stderr_fd_key]
+    except (ImportError, KeyError):
+        return sys.__stderr__
+
+
 @pytest.fixture(autouse=True)
-def _deadlock_guard():
+def _deadlock_guard(request):
     faulthandler.dump_traceback_later(TEST_TIMEOUT, exit=True,
-                                      file=sys.stderr)
+                                      file=_real_stderr(request.config))
     try:
         yield
     finally:
