@@ -131,9 +131,15 @@ def test_checkpointer_uses_only_iterations_every_rank_has(comm, shared_tmp):
     trainer.extend(checkpointer, trigger=(3, 'iteration'))
     trainer.run()
     comm.mpi_comm.Barrier()
-    # Rank 0 died while writing iteration 6: its file never appeared.
+    # Rank 0 died while writing iteration 6: its file never appeared, only
+    # the atomic writer's temporary debris did.  Unrelated files are
+    # ignored too.
     if comm.rank == 0:
         os.remove(os.path.join(out, 'job.0.6'))
+        for debris in ('.job.0.6.tmp-somehost-999999-0123abcd', 'job.0.x',
+                       'job.0.9.npz', 'other.0.9', 'log'):
+            with open(os.path.join(out, debris), 'w') as f:
+                f.write('not a snapshot')
     comm.mpi_comm.Barrier()
     trainer, model, _ = _make_trainer(comm, out, 6)
     checkpointer = _checkpointer(comm, name='job', path=out)
