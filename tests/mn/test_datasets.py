@@ -117,6 +117,8 @@ def test_scatter_dataset_errors_reach_every_rank(comm, everyone):
         chainermn.scatter_dataset([1], comm, max_buf_len=0)
     with pytest.raises(ValueError, match='root'):
         chainermn.scatter_dataset([1], comm, root=comm.size)
+    with pytest.raises(ValueError, match='seed'):
+        chainermn.scatter_dataset([1, 2], comm, shuffle=True, seed=-1)
     with pytest.raises(chainermn.DataSizeError, match='negative'):
         chainermn.scatter_index(-1, comm)
     # The communicator still works afterwards.

@@ -128,11 +128,17 @@ def scatter_dataset(dataset, comm, root=0, shuffle=False, seed=None,
                 problem = ('the dataset on root rank {} has no len() ({})'
                            .format(root, type(dataset).__name__))
         if problem is None and shuffle:
-            order = numpy.random.RandomState(seed).permutation(n)
+            try:
+                order = numpy.random.RandomState(seed).permutation(n)
+            except (TypeError, ValueError) as e:
+                problem = ValueError('scatter_dataset: cannot shuffle with '
+                                     'seed {!r}: {}'.format(seed, e))
     else:
         problem = None
     # Every rank learns of a bad root dataset, so none is left waiting.
     problem = comm.bcast_obj(problem, root=root)
+    if isinstance(problem, Exception):
+        raise problem
     if problem is not None:
         raise DataSizeError('scatter_dataset: ' + problem)
     dataset, order = _bcast_pickled(comm, (dataset, order), root,
