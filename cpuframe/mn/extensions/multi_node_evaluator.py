@@ -13,7 +13,8 @@ class GenericMultiNodeEvaluator(extension.Extension):
 
     For evaluations that are not a mean of per-rank means (a test set not
     divisible among the ranks, a metric such as a median or an AUC): every
-    rank runs :meth:`calc_local` on each batch of its ``iterator``, every
+    rank runs :meth:`calc_local` on each batch of its ``iterator`` (with
+    ``config.train`` False and backprop off, as ``Evaluator``), every
     result reaches ``root``, and :meth:`aggregate` runs once, on ``root``,
     with all of them.  Override both (by default ``calc_local`` calls
     ``target`` and ``aggregate`` returns the list).  Reporting is up to
