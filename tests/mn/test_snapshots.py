@@ -198,11 +198,17 @@ def test_parse_replica_sets_errors(replica_sets):
         _parse_replica_sets(replica_sets, 4)
 
 
-@pytest.mark.parametrize('layout', ['own-sets', 'one-set'])
+@pytest.mark.parametrize('layout', ['own-sets', 'one-set', 'rank0-alone'])
 def test_multi_node_snapshot_resume_continues_exactly(comm, local_tmp,
                                                       shared_tmp, layout):
+    # own-sets: every rank has its own data and shuffling, and saves;
+    # one-set: identical ranks, rank 0 saves for all; rank0-alone: the
+    # documented [0]: rank 0 saves, and rank 1 for ranks 1 ... size-1.
     per_rank = layout == 'own-sets'
-    replica_sets = [[r] for r in range(comm.size)] if per_rank else []
+    replica_sets = {'own-sets': [[r] for r in range(comm.size)],
+                    'one-set': [], 'rank0-alone': [0]}[layout]
+    savers = {'own-sets': list(range(comm.size)), 'one-set': [0],
+              'rank0-alone': [0, 1][:comm.size]}[layout]
     expected = _uninterrupted(comm, local_tmp, 13, per_rank)
     out = os.path.join(shared_tmp, 'snap')
 
@@ -218,7 +224,6 @@ def test_multi_node_snapshot_resume_continues_exactly(comm, local_tmp,
     assert seen == list(range(1, 9))
     comm.mpi_comm.Barrier()
     names = set(os.listdir(out))
-    savers = range(comm.size) if per_rank else [0]
     assert {'s_{}.{}'.format(i, r) for i in (3, 6) for r in savers} <= names
     assert not [n for n in names if n.startswith('s_') and
                 int(n.rsplit('.', 1)[1]) not in savers]
