@@ -5,8 +5,9 @@ exit) while the other ranks wait forever in their next collective: the job
 hangs instead of failing, and on a cluster keeps its nodes (and its bill).
 :func:`add_hook` installs a ``sys.excepthook`` that prints the exception's
 traceback as usual, then a banner naming the rank, and calls
-``MPI_Abort`` on ``COMM_WORLD``: the launcher ends every rank within
-seconds, with a non-zero exit status.
+``MPI_Abort`` on ``COMM_WORLD`` (a second later, so that the launcher has
+forwarded the traceback): the launcher ends every rank within seconds, with
+a non-zero exit status.
 
 When it is on
 -------------
@@ -36,9 +37,16 @@ fires.
 """
 import os
 import sys
+import time
 import warnings
 
 _orig_except_hook = None
+
+# Seconds between printing the traceback and MPI_Abort: the launcher
+# (mpiexec's proxies) forwards a rank's output through pipes, and an abort
+# tears the job down without draining them, which could cut the traceback
+# off.
+_OUTPUT_GRACE_SECONDS = 1.0
 
 # Environment variables through which MPI launchers give the job's size.
 _SIZE_VARIABLES = ('PMI_SIZE', 'OMPI_COMM_WORLD_SIZE', 'PMIX_SIZE',
@@ -107,6 +115,7 @@ def _global_except_hook(exctype, value, traceback):
             sys.stdout.flush()
         except Exception:  # noqa: BLE001 - the abort matters more
             pass
+        time.sleep(_OUTPUT_GRACE_SECONDS)
         _abort()
 
 
