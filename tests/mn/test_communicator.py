@@ -8,6 +8,8 @@ import cpuframe.links as L
 from cpuframe import mn, testing
 from cpuframe.backends import intel64
 
+pytest.importorskip('mpi4py', reason='cpuframe.mn needs mpi4py (the mpi extra)')
+
 
 def test_ranks(comm):
     from mpi4py import MPI

@@ -10,6 +10,8 @@ import cpuframe.links as L
 from cpuframe import mn, optimizers, testing
 from cpuframe.backends import intel64
 
+pytest.importorskip('mpi4py', reason='cpuframe.mn needs mpi4py (the mpi extra)')
+
 PER_RANK = 4
 STEPS = 4
 

@@ -1,0 +1,182 @@
+"""global_except_hook: an uncaught exception on one rank ends the job."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+import warnings
+
+import pytest
+
+pytest.importorskip('mpi4py')
+
+from cpuframe.mn import global_except_hook  # noqa: E402
+
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+_RAISES_ON_RANK_1 = textwrap.dedent('''
+    import time
+    import cpuframe.mn as chainermn
+    comm = chainermn.create_communicator('naive')
+    if comm.rank == 1:
+        time.sleep(0.5)
+        raise ValueError('boom on rank 1')
+    # Rank 0 waits for rank 1, which never comes.
+    comm.bcast_obj(None, root=1)
+    print('rank {} got past the collective'.format(comm.rank))
+''')
+
+_REPORTS_HOOK = textwrap.dedent('''
+    import sys
+    import cpuframe.mn as chainermn
+    from cpuframe.mn import global_except_hook
+    installed = sys.excepthook is global_except_hook._global_except_hook
+    sys.stdout.write('<HOOK {}>\\n'.format(installed))
+    sys.stdout.flush()
+''')
+
+
+def _mpiexec():
+    candidate = os.path.join(os.path.dirname(sys.executable), 'mpiexec')
+    if os.path.exists(candidate):
+        return candidate
+    found = shutil.which('mpiexec')
+    if found is None:
+        pytest.skip('no mpiexec')
+    return found
+
+
+def _clean_env(**extra):
+    """This environment without what our own launcher set (a nested
+    mpiexec must start a job of its own) and with the worktree first on
+    the path."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(('PMI_', 'PMIX_', 'HYDRA_', 'OMPI_',
+                                'MPI_LOCAL', 'MPIR_', 'MV2_'))
+           and k not in ('CHAINERMN_FORCE_ABORT_ON_EXCEPTION',
+                         'CPUFRAME_MN_ABORT_ON_EXCEPTION')}
+    env['PYTHONPATH'] = _REPO + os.pathsep + env.get('PYTHONPATH', '')
+    env.update(extra)
+    return env
+
+
+def _run(args, script, tmp, timeout=60, python_args=(), **env):
+    path = os.path.join(str(tmp), 'script.py')
+    with open(path, 'w') as f:
+        f.write(script)
+    start = time.monotonic()
+    result = subprocess.run(args + [sys.executable] + list(python_args) +
+                            [path], cwd=str(tmp),
+                            env=_clean_env(**env), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, timeout=timeout)
+    return result, time.monotonic() - start
+
+
+@pytest.fixture
+def only_on_rank_0(comm):
+    # Subprocess tests: run once per job (no collectives inside).
+    if comm.rank != 0:
+        pytest.skip('runs on rank 0 only')
+
+
+@pytest.mark.parametrize('env', [
+    {},                                                  # the default
+    {'CHAINERMN_FORCE_ABORT_ON_EXCEPTION': '1'},          # ChainerMN's way
+    {'CHAINERMN_FORCE_ABORT_ON_EXCEPTION': '1',
+     'CPUFRAME_MN_ABORT_ON_EXCEPTION': '0'},              # ChainerMN's wins
+])
+def test_exception_on_one_rank_aborts_the_job(only_on_rank_0, local_tmp,
+                                              env):
+    result, elapsed = _run([_mpiexec(), '-n', '2'], _RAISES_ON_RANK_1,
+                           local_tmp, **env)
+    output = result.stdout.decode(errors='replace')
+    assert result.returncode != 0, output
+    assert elapsed < 30, output
+    assert 'Traceback (most recent call last)' in output
+    assert "ValueError: boom on rank 1" in output
+    assert 'Uncaught exception on rank 1' in output
+    assert 'got past the collective' not in output
+
+
+def test_exception_under_compat_aborts_the_job(only_on_rank_0, local_tmp):
+    # A Chainer script run through cpuframe.compat: `import chainermn`.
+    script = _RAISES_ON_RANK_1.replace('import cpuframe.mn as chainermn',
+                                       'import chainermn')
+    result, elapsed = _run([_mpiexec(), '-n', '2'], script, local_tmp,
+                           python_args=['-m', 'cpuframe.compat'])
+    output = result.stdout.decode(errors='replace')
+    assert result.returncode != 0, output
+    assert elapsed < 30, output
+    assert "ValueError: boom on rank 1" in output
+    assert 'Uncaught exception on rank 1' in output
+
+
+@pytest.mark.parametrize('launcher,env,installed', [
+    ('mpiexec-2', {}, True),
+    ('mpiexec-2', {'CPUFRAME_MN_ABORT_ON_EXCEPTION': '0'}, False),
+    ('mpiexec-1', {}, False),
+    ('python', {}, False),
+    ('python', {'CHAINERMN_FORCE_ABORT_ON_EXCEPTION': 'yes'}, True),
+    ('python', {'CPUFRAME_MN_ABORT_ON_EXCEPTION': '1'}, True),
+])
+def test_when_the_hook_is_installed(only_on_rank_0, local_tmp, launcher,
+                                    env, installed):
+    args = {'mpiexec-2': [_mpiexec(), '-n', '2'],
+            'mpiexec-1': [_mpiexec(), '-n', '1'], 'python': []}[launcher]
+    result, _ = _run(args, _REPORTS_HOOK, local_tmp, **env)
+    output = result.stdout.decode(errors='replace')
+    assert result.returncode == 0, output
+    # (Ranks' lines may interleave.)
+    found = re.findall(r'<HOOK (True|False)>', output)
+    assert found == [str(installed)] * (2 if launcher == 'mpiexec-2' else 1)
+
+
+def test_single_process_exception_is_a_plain_traceback(only_on_rank_0,
+                                                       local_tmp):
+    script = 'import cpuframe.mn\nraise KeyError("plain")\n'
+    result, _ = _run([], script, local_tmp)
+    output = result.stdout.decode(errors='replace')
+    assert result.returncode == 1
+    assert "KeyError: 'plain'" in output
+    assert 'MPI_Abort' not in output
+
+
+@pytest.mark.parametrize('environ,enabled', [
+    ({}, False),
+    ({'PMI_SIZE': '1'}, False),
+    ({'PMI_SIZE': '4'}, True),
+    ({'OMPI_COMM_WORLD_SIZE': '2'}, True),
+    ({'PMIX_SIZE': 'x'}, False),
+    ({'PMI_SIZE': '4', 'CPUFRAME_MN_ABORT_ON_EXCEPTION': 'off'}, False),
+    ({'CPUFRAME_MN_ABORT_ON_EXCEPTION': 'on'}, True),
+    ({'CHAINERMN_FORCE_ABORT_ON_EXCEPTION': ''}, False),
+    ({'CHAINERMN_FORCE_ABORT_ON_EXCEPTION': '0'}, True),   # as ChainerMN
+])
+def test_enabled_from_environment(environ, enabled):
+    assert global_except_hook._enabled(environ) is enabled
+
+
+def test_add_hook_twice_warns(monkeypatch):
+    monkeypatch.setattr(global_except_hook, '_orig_except_hook', None)
+    monkeypatch.setattr(sys, 'excepthook', sys.__excepthook__)
+    global_except_hook.add_hook()
+    assert sys.excepthook is global_except_hook._global_except_hook
+    assert global_except_hook._orig_except_hook is sys.__excepthook__
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        global_except_hook.add_hook()
+    assert any('multiple times' in str(w.message) for w in caught)
+    assert global_except_hook._orig_except_hook is sys.__excepthook__
+
+
+def test_importing_cpuframe_mn_does_not_import_mpi4py(only_on_rank_0,
+                                                      local_tmp):
+    script = ('import sys\nimport cpuframe.mn\n'
+              'print("MPI4PY", any(m.startswith("mpi4py") '
+              'for m in sys.modules))\n')
+    result, _ = _run([], script, local_tmp,
+                     CHAINERMN_FORCE_ABORT_ON_EXCEPTION='1')
+    assert b'MPI4PY False' in result.stdout, result.stdout
