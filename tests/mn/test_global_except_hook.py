@@ -1,7 +1,6 @@
 """global_except_hook: an uncaught exception on one rank ends the job."""
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -14,8 +13,7 @@ pytest.importorskip('mpi4py')
 
 from cpuframe.mn import global_except_hook  # noqa: E402
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+from . import _launch  # noqa: E402
 
 _RAISES_ON_RANK_1 = textwrap.dedent('''
     import time
@@ -39,30 +37,6 @@ _REPORTS_HOOK = textwrap.dedent('''
 ''')
 
 
-def _mpiexec():
-    candidate = os.path.join(os.path.dirname(sys.executable), 'mpiexec')
-    if os.path.exists(candidate):
-        return candidate
-    found = shutil.which('mpiexec')
-    if found is None:
-        pytest.skip('no mpiexec')
-    return found
-
-
-def _clean_env(**extra):
-    """This environment without what our own launcher set (a nested
-    mpiexec must start a job of its own) and with the worktree first on
-    the path."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(('PMI_', 'PMIX_', 'HYDRA_', 'OMPI_',
-                                'MPI_LOCAL', 'MPIR_', 'MV2_'))
-           and k not in ('CHAINERMN_FORCE_ABORT_ON_EXCEPTION',
-                         'CPUFRAME_MN_ABORT_ON_EXCEPTION')}
-    env['PYTHONPATH'] = _REPO + os.pathsep + env.get('PYTHONPATH', '')
-    env.update(extra)
-    return env
-
-
 def _run(args, script, tmp, timeout=60, python_args=(), **env):
     path = os.path.join(str(tmp), 'script.py')
     with open(path, 'w') as f:
@@ -70,8 +44,9 @@ def _run(args, script, tmp, timeout=60, python_args=(), **env):
     start = time.monotonic()
     result = subprocess.run(args + [sys.executable] + list(python_args) +
                             [path], cwd=str(tmp),
-                            env=_clean_env(**env), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, timeout=timeout)
+                            env=_launch.clean_env(repo_first=True, **env),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            timeout=timeout)
     return result, time.monotonic() - start
 
 
@@ -90,7 +65,7 @@ def only_on_rank_0(comm):
 ])
 def test_exception_on_one_rank_aborts_the_job(only_on_rank_0, local_tmp,
                                               env):
-    result, elapsed = _run([_mpiexec(), '-n', '2'], _RAISES_ON_RANK_1,
+    result, elapsed = _run([_launch.mpiexec(), '-n', '2'], _RAISES_ON_RANK_1,
                            local_tmp, **env)
     output = result.stdout.decode(errors='replace')
     assert result.returncode != 0, output
@@ -105,7 +80,7 @@ def test_exception_under_compat_aborts_the_job(only_on_rank_0, local_tmp):
     # A Chainer script run through cpuframe.compat: `import chainermn`.
     script = _RAISES_ON_RANK_1.replace('import cpuframe.mn as chainermn',
                                        'import chainermn')
-    result, elapsed = _run([_mpiexec(), '-n', '2'], script, local_tmp,
+    result, elapsed = _run([_launch.mpiexec(), '-n', '2'], script, local_tmp,
                            python_args=['-m', 'cpuframe.compat'])
     output = result.stdout.decode(errors='replace')
     assert result.returncode != 0, output
@@ -124,8 +99,8 @@ def test_exception_under_compat_aborts_the_job(only_on_rank_0, local_tmp):
 ])
 def test_when_the_hook_is_installed(only_on_rank_0, local_tmp, launcher,
                                     env, installed):
-    args = {'mpiexec-2': [_mpiexec(), '-n', '2'],
-            'mpiexec-1': [_mpiexec(), '-n', '1'], 'python': []}[launcher]
+    args = {'mpiexec-2': [_launch.mpiexec(), '-n', '2'],
+            'mpiexec-1': [_launch.mpiexec(), '-n', '1'], 'python': []}[launcher]
     result, _ = _run(args, _REPORTS_HOOK, local_tmp, **env)
     output = result.stdout.decode(errors='replace')
     assert result.returncode == 0, output
