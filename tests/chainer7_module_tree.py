@@ -1184,3 +1184,11 @@ NOT_PROVIDED_NAMES = {
     ),
     'chainer.variable': 'variable_repr variable_str',
 }
+
+# Where Chainer's own package binds a submodule's name to the function of
+# that name (``from chainer.utils.experimental import experimental``).
+CHAINER_SHADOWS = frozenset({
+    ('chainer.utils', 'experimental'),
+    ('chainer.utils', 'nondeterministic'),
+    ('chainer.dataset.tabular', 'from_data'),
+})

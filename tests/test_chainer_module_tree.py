@@ -64,6 +64,11 @@ def test_submodule_is_not_shadowed(chainer_alias, module):
         return
     mod = chainer_alias(module)
     bound = getattr(chainer_alias(parent), leaf, None)
+    if (parent, leaf) in data.CHAINER_SHADOWS:
+        # Chainer itself binds the function there (chainer.utils.experimental).
+        assert bound is getattr(mod, leaf), '{}.{} is {!r}'.format(
+            parent, leaf, bound)
+        return
     assert bound is mod, '{}.{} is {!r}, not the module'.format(
         parent, leaf, bound)
     # The `from package import module` form users write.
