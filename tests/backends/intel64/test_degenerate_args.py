@@ -37,6 +37,21 @@ CASES = {
     'linear_no_units': (lambda x, W: F.linear(x, W), (2, 3), (0, 3)),
     'linear_no_inputs': (lambda x, W: F.linear(x, W), (2, 0), (4, 0)),
     'linear_empty_batch': (lambda x, W: F.linear(x, W), (0, 3), (4, 3)),
+    # Pooling with huge strides (W unused): the routes give the NumPy result.
+    'max_pool_stride_2**31-2': (
+        lambda x, W: F.max_pooling_2d(x, 2, stride=2 ** 31 - 2,
+                                      cover_all=False) + 0 * F.sum(W),
+        (2, 3, 5, 5), (1,)),
+    'max_pool_stride_2**21': (
+        lambda x, W: F.max_pooling_2d(x, 2, stride=2 ** 21,
+                                      cover_all=False) + 0 * F.sum(W),
+        (2, 3, 5, 5), (1,)),
+    'avg_pool_stride_2**31-2': (
+        lambda x, W: F.average_pooling_2d(x, 2, stride=2 ** 31 - 2) +
+        0 * F.sum(W), (2, 3, 5, 5), (1,)),
+    'avg_pool_stride_2**21': (
+        lambda x, W: F.average_pooling_2d(x, 3, stride=2 ** 21, pad=1) +
+        0 * F.sum(W), (2, 3, 5, 5), (1,)),
 }
 
 
