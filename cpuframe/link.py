@@ -145,8 +145,18 @@ class Link(backend.DeviceResident):
         return iter(())
 
     def count_params(self):
-        """The number of scalars in all initialized parameters."""
-        return sum(p.size for p in self.params(include_uninit=False))
+        """The number of scalars in all initialized parameters; each
+        uninitialized one is left out with a warning (as in Chainer)."""
+        size = 0
+        for path, param in self.namedparams():
+            if param.array is None:
+                warnings.warn(
+                    'Parameter \'{}\' has not been initialized, so the '
+                    'resulting count will not include the number of '
+                    'parameters in it.'.format(path), stacklevel=2)
+                continue
+            size += param.size
+        return size
 
     # -- gradients and copies -----------------------------------------------
     def cleargrads(self):
@@ -313,8 +323,9 @@ class Link(backend.DeviceResident):
         ``KeyError``.  Local hooks run after the global ones.
         """
         if not isinstance(hook, link_hook.LinkHook):
-            raise TypeError('{}.add_hook: expected a LinkHook, got {}'.format(
-                type(self).__name__, type(hook).__name__))
+            raise TypeError(
+                'Hook must be of type LinkHook ({}.add_hook: got {})'.format(
+                    type(self).__name__, type(hook).__name__))
         _hook_registry.add_local(self.local_link_hooks, hook, name, self,
                                  type(self).__name__)
         return self

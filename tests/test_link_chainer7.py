@@ -256,3 +256,14 @@ def test_to_device_family_does_not_warn(device):
             link.to_intel64()
         link.to_cpu()
         link.cleargrads()
+
+
+def test_count_params_warns_about_uninitialized_parameters():
+    seq = cpuframe.Sequential(L.Linear(2, 3), L.Linear(None, 4))
+    with pytest.warns(UserWarning, match="Parameter '/1/W' has not been "
+                      'initialized'):
+        assert seq.count_params() == 2 * 3 + 3 + 4
+    seq(_x(1, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        assert seq.count_params() == 2 * 3 + 3 + 3 * 4 + 4

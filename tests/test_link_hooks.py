@@ -107,7 +107,7 @@ def test_duplicate_names_and_bad_hooks():
     assert log[-1] == ('Recorder', 'deleted', link)
     with pytest.raises(KeyError, match='no hook named'):
         link.delete_hook('again')
-    with pytest.raises(TypeError, match='expected a LinkHook'):
+    with pytest.raises(TypeError, match='^Hook must be of type LinkHook'):
         link.add_hook(object())
 
 
