@@ -267,3 +267,46 @@ def test_count_params_warns_about_uninitialized_parameters():
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         assert seq.count_params() == 2 * 3 + 3 + 3 * 4 + 4
+
+
+class _LegacyLink(cpuframe.Link):
+    """Older code: moves an unregistered array in an overridden to_*."""
+
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.W = cpuframe.Parameter(_x(2, 2))
+        self.extra = numpy.zeros(3, numpy.float32)
+        self.calls = []
+
+    def to_cpu(self):
+        self.calls.append('to_cpu')
+        super().to_cpu()
+        self.extra = cpuframe.backend.cpu_device.send(self.extra)
+        return self
+
+    def to_intel64(self):
+        self.calls.append('to_intel64')
+        super().to_intel64()
+        self.extra = cpuframe.get_device('@intel64').send(self.extra)
+        return self
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_overridden_to_methods_are_called_as_in_chainer7(device):
+    legacy = _LegacyLink()
+    chain = cpuframe.Chain(child=legacy)
+    target = cpuframe.get_device(device)
+    chain.to_device(device)
+    expected = 'to_intel64' if device == '@intel64' else 'to_cpu'
+    assert legacy.calls == [expected]
+    for array in (legacy.extra, legacy.W.array):
+        assert cpuframe.backend.get_device_from_array(array) == target
+    assert legacy.device == target
+    chain.to_cpu()
+    assert legacy.calls == [expected, 'to_cpu']
+    assert isinstance(legacy.extra, numpy.ndarray)
+    # Called on the link itself, the override runs once (no recursion).
+    legacy.calls.clear()
+    legacy.to_cpu()
+    assert legacy.calls == ['to_cpu']
