@@ -195,3 +195,21 @@ def test_default_selector_keeps_cpuframe_routes():
     y, = func.apply((_x(4, 2), numpy.ones(2, numpy.float32),
                      numpy.zeros(2, numpy.float32)))
     assert func._impl is None
+
+
+def test_selected_general_impl_gradients():
+    from cpuframe import gradient_check
+    rng = numpy.random.RandomState(0)
+    x, gamma, beta = rng.randn(5, 3, 2), rng.randn(3), rng.randn(3)
+
+    def f(x, gamma, beta):
+        node = bn_module.BatchNormalization(
+            impl_selector=lambda func, inputs:
+            bn_module.GeneralBatchNormalizationImpl())
+        return node.apply((x, gamma, beta))[0]
+
+    gy = rng.randn(5, 3, 2)
+    gradient_check.check_backward(f, (x, gamma, beta), gy)
+    gradient_check.check_double_backward(
+        f, (x, gamma, beta), gy,
+        (rng.randn(5, 3, 2), rng.randn(3), rng.randn(3)))
