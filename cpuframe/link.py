@@ -45,6 +45,8 @@ class Link(backend.DeviceResident):
     @contextlib.contextmanager
     def init_scope(self):
         """Register Parameters (and, in a Chain, Links) assigned inside."""
+        if '_params' not in self.__dict__:
+            raise RuntimeError('Link.__init__() has not been called.')
         old = self._within_init_scope
         self._within_init_scope = True
         try:

@@ -310,3 +310,14 @@ def test_overridden_to_methods_are_called_as_in_chainer7(device):
     legacy.calls.clear()
     legacy.to_cpu()
     assert legacy.calls == ['to_cpu']
+
+
+def test_init_scope_before_link_init_is_a_runtime_error():
+    class Forgetful(cpuframe.Link):
+        def __init__(self):
+            with self.init_scope():
+                self.W = cpuframe.Parameter(_x(2))
+
+    with pytest.raises(RuntimeError, match=r'Link.__init__\(\) has not been '
+                       'called'):
+        Forgetful()
