@@ -93,6 +93,10 @@ class BatchNormalization(link.Link):
     def forward(self, x, **kwargs):
         """Normalize ``x``; ``finetune=True`` uses the cumulative average."""
         finetune = kwargs.pop('finetune', False)
+        if 'test' in kwargs:
+            # Chainer 7's message (argument.parse_kwargs raises ValueError).
+            raise ValueError('test argument is not supported anymore. '
+                             'Use chainer.using_config')
         if kwargs:
             raise TypeError('BatchNormalization.forward: unexpected keyword '
                             'arguments {}'.format(sorted(kwargs)))
