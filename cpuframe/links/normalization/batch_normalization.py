@@ -103,22 +103,32 @@ class BatchNormalization(link.Link):
         gamma, beta = self._gamma_beta(x)
         if configuration.config.train:
             decay = self._decay(finetune)
+            avg_mean, avg_var = self.avg_mean, self.avg_var
+            if configuration.config.in_recomputing:
+                # As Chainer 7: an extra forward pass (recomputation) leaves
+                # the statistics and the fine-tuning count alone.
+                if finetune:
+                    self.N -= 1
+                avg_mean = avg_var = None
             if self._impl_selector is not None:
-                return self._forward_selected(x, gamma, beta, decay)
+                return self._forward_selected(x, gamma, beta, decay,
+                                              avg_mean, avg_var)
             return batch_normalization(
-                x, gamma, beta, eps=self.eps, running_mean=self.avg_mean,
-                running_var=self.avg_var, decay=decay, axis=self.axis)
+                x, gamma, beta, eps=self.eps, running_mean=avg_mean,
+                running_var=avg_var, decay=decay, axis=self.axis)
         return fixed_batch_normalization(
             x, gamma, beta, variable.Variable(self.avg_mean,
                                               requires_grad=False),
             variable.Variable(self.avg_var, requires_grad=False),
             self.eps, axis=self.axis)
 
-    def _forward_selected(self, x, gamma, beta, decay):
+    def _forward_selected(self, x, gamma, beta, decay, avg_mean, avg_var):
         func = _BatchNormalizationNode(
-            self.eps, self.avg_mean, self.avg_var, decay, self.axis,
+            self.eps, avg_mean, avg_var, decay, self.axis,
             impl_selector=self._impl_selector)
         y, = func.apply((x, gamma, beta))
+        if avg_mean is None:
+            return y
         # An implementation may return new running statistics.
         for name, value in (('avg_mean', func.running_mean),
                             ('avg_var', func.running_var)):

@@ -213,3 +213,20 @@ def test_selected_general_impl_gradients():
     gradient_check.check_double_backward(
         f, (x, gamma, beta), gy,
         (rng.randn(5, 3, 2), rng.randn(3), rng.randn(3)))
+
+
+@pytest.mark.parametrize('selected', [False, True])
+def test_recomputation_leaves_the_statistics_alone(selected):
+    kwargs = {'impl_selector': lambda f, inputs:
+              bn_module.GeneralBatchNormalizationImpl()} if selected else {}
+    bn = L.BatchNormalization(3, **kwargs)
+    x = _x(4, 3)
+    y = bn(x).array
+    mean, var, n = bn.avg_mean.copy(), bn.avg_var.copy(), bn.N
+    with cpuframe.using_config('in_recomputing', True):
+        y2 = bn(x).array
+        bn(x, finetune=True)
+    numpy.testing.assert_allclose(y2, y, rtol=1e-5, atol=1e-6)
+    numpy.testing.assert_array_equal(bn.avg_mean, mean)
+    numpy.testing.assert_array_equal(bn.avg_var, var)
+    assert bn.N == n
