@@ -342,7 +342,12 @@ class Link(backend.DeviceResident):
         return ()
 
     def __repr__(self):
-        specs = ', '.join('{}={}'.format(k, v) for k, v in self.printable_specs())
+        specs = self.printable_specs
+        if callable(specs):
+            specs = specs()
+        # (Chainer links define printable_specs as a property yielding the
+        # pairs; cpuframe's as a method returning them: both work.)
+        specs = ', '.join('{}={}'.format(k, v) for k, v in specs)
         return '{}({})'.format(type(self).__name__, specs)
 
 

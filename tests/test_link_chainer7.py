@@ -321,3 +321,20 @@ def test_init_scope_before_link_init_is_a_runtime_error():
     with pytest.raises(RuntimeError, match=r'Link.__init__\(\) has not been '
                        'called'):
         Forgetful()
+
+
+def test_printable_specs_as_a_chainer_style_property():
+    class Spec(cpuframe.Link):
+        def __init__(self):
+            super().__init__()
+            self.size = 3
+
+        @property
+        def printable_specs(self):
+            for spec in [('size', self.size), ('flag', True)]:
+                yield spec
+
+    assert str(Spec()) == 'Spec(size=3, flag=True)'
+    assert repr(L.Linear(2, 3)) == 'Linear(in_size=2, out_size=3, nobias=False)'
+    assert str(cpuframe.Sequential(Spec())).splitlines()[1].strip() == \
+        '(0): Spec(size=3, flag=True),'
