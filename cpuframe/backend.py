@@ -139,35 +139,68 @@ class DeviceResident:
     def to_device(self, device):
         """Move every array this object owns to ``device``; return self."""
         device = get_device(device)
-        self.device_resident_accept(_ToDeviceVisitor(device))
+        self.device_resident_accept(_ToDeviceVisitor(device, self))
         return self
 
     def to_cpu(self):
         """Move to the NumPy CPU device."""
-        return self.to_device(cpu_device)
+        self.device_resident_accept(
+            _ToDeviceVisitor(cpu_device, self, ('to_cpu', {})))
+        return self
 
     def to_gpu(self, device=None):
         """Move to a GPU (the current one when ``device`` is None)."""
         cuda.check_cuda_available()
         if device is None:
             device = cuda.cupy.cuda.Device()
-        return self.to_device(device if isinstance(device, Device)
-                              else GpuDevice(device) if not isinstance(device, int)
-                              else GpuDevice.from_device_id(device))
+        device = device if isinstance(device, Device) \
+            else GpuDevice(device) if not isinstance(device, int) \
+            else GpuDevice.from_device_id(device)
+        self.device_resident_accept(
+            _ToDeviceVisitor(device, self, ('to_gpu', {'device': device})))
+        return self
 
     def to_intel64(self):
         """Move to the Intel64 (oneDNN) device."""
-        return self.to_device(Intel64Device())
+        self.device_resident_accept(
+            _ToDeviceVisitor(Intel64Device(), self, ('to_intel64', {})))
+        return self
+
+
+def _method_for(device):
+    """The ``to_*`` method (and its arguments) moving to ``device``."""
+    if isinstance(device, Intel64Device):
+        return 'to_intel64', {}
+    if isinstance(device, GpuDevice):
+        return 'to_gpu', {'device': device}
+    if isinstance(device, CpuDevice):
+        return 'to_cpu', {}
+    return None, {}
 
 
 class _ToDeviceVisitor:
-    """Moves the arrays a DeviceResident visits to one device."""
+    """Moves the arrays a DeviceResident visits to one device.
 
-    def __init__(self, device):
+    As in Chainer 7, a resident below the one the move started from whose
+    class overrides the matching ``to_cpu``/``to_gpu``/``to_intel64``
+    (older code moving extra attributes there) has that method called;
+    ``entry`` is the method the move was started with, if one was.
+    """
+
+    def __init__(self, device, root=None, entry=None):
         self.device = device
+        self.root = root
+        self.entry = entry
 
     def visit_device_resident(self, resident):
         resident._device = self.device
+        if resident is self.root:
+            return
+        name, kwargs = self.entry or _method_for(self.device)
+        if name is not None and \
+                getattr(type(resident), name) is not \
+                getattr(DeviceResident, name):
+            getattr(resident, name)(**kwargs)
 
     def visit_array(self, array):
         return self.device.send(array)

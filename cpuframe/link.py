@@ -8,6 +8,7 @@ the serializers and optimizers use.
 import collections
 import contextlib
 import copy as copy_module
+import warnings
 
 import numpy
 
@@ -28,9 +29,11 @@ class Link(backend.DeviceResident):
         self._persistent = []
         self._within_init_scope = False
         self.name = None
+        # Chainer's old constructor: ``Link(W=(3, 2), b=((2,), 'd'))``
+        # registers parameters of these shapes (and dtypes, float32 by
+        # default), NaN-filled; a shape of None leaves one uninitialized.
         for name, value in params.items():
-            shape, dtype = (value, None) if not isinstance(value, tuple) or \
-                len(value) != 2 or not isinstance(value[1], type) else value
+            shape, dtype = _shape_and_dtype(value)
             self.add_param(name, shape, dtype=dtype)
 
     # -- registration -----------------------------------------------------
@@ -42,12 +45,27 @@ class Link(backend.DeviceResident):
     @contextlib.contextmanager
     def init_scope(self):
         """Register Parameters (and, in a Chain, Links) assigned inside."""
+        if '_params' not in self.__dict__:
+            raise RuntimeError('Link.__init__() has not been called.')
         old = self._within_init_scope
         self._within_init_scope = True
         try:
             yield
         finally:
             self._within_init_scope = old
+
+    @property
+    def _device_id(self):
+        """The GPU id of ``device``, None off GPUs (deprecated, as in
+        Chainer 7: use ``device``)."""
+        warnings.warn(
+            'Link._device_id is left only for backward compatibility and '
+            'likely to be removed. Use Link.device instead.',
+            DeprecationWarning, stacklevel=2)
+        device = self._device
+        if isinstance(device, backend.GpuDevice):
+            return device.device.id
+        return None
 
     def __setattr__(self, name, value):
         if self.within_init_scope and isinstance(value, Parameter):
@@ -129,8 +147,18 @@ class Link(backend.DeviceResident):
         return iter(())
 
     def count_params(self):
-        """The number of scalars in all initialized parameters."""
-        return sum(p.size for p in self.params(include_uninit=False))
+        """The number of scalars in all initialized parameters; each
+        uninitialized one is left out with a warning (as in Chainer)."""
+        size = 0
+        for path, param in self.namedparams():
+            if param.array is None:
+                warnings.warn(
+                    'Parameter \'{}\' has not been initialized, so the '
+                    'resulting count will not include the number of '
+                    'parameters in it.'.format(path), stacklevel=2)
+                continue
+            size += param.size
+        return size
 
     # -- gradients and copies -----------------------------------------------
     def cleargrads(self):
@@ -139,7 +167,11 @@ class Link(backend.DeviceResident):
             param.cleargrad()
 
     def zerograds(self):
-        """Set every parameter's gradient to zeros."""
+        """Set every parameter's gradient to zeros (deprecated in Chainer
+        since v1.15: use ``cleargrads``)."""
+        warnings.warn(
+            'Link.zerograds is deprecated. Use Link.cleargrads instead.',
+            DeprecationWarning, stacklevel=2)
         for param in self.params():
             param.zerograd()
 
@@ -168,31 +200,31 @@ class Link(backend.DeviceResident):
                                            copy_module.deepcopy(value))
 
     def copy(self, mode='share'):
-        """A copy of this link.
+        """A copy of the link hierarchy rooted here (its ``name`` reset).
 
-        ``'share'`` shares the parameter arrays (new Parameter objects, no
-        gradients), ``'copy'`` copies them, ``'init'`` re-initializes them
-        with each parameter's initializer.
+        ``'share'`` (default) copies the links shallowly: each parameter
+        is a new Parameter on the same array slot as the original's (an
+        array assigned to, or lazily initialized in, one is seen by the
+        other), without a gradient, and persistent values are the same
+        objects.  ``'copy'`` copies the parameters' arrays and gradients
+        and the persistent values, ``'init'`` also re-initializes the
+        initialized parameters with their initializers.
         """
         if mode not in ('share', 'copy', 'init'):
-            raise ValueError("copy: expected mode 'share', 'copy' or 'init', "
-                             "got {!r}".format(mode))
+            raise ValueError(
+                "The 'mode' argument should be either 'init','copy', or "
+                "'share'. But {} was given.".format(mode))
         ret = copy_module.copy(self)
+        ret.name = None
         ret._params = list(self._params)
         ret._persistent = list(self._persistent)
         for name in ret._params:
-            src = self.__dict__[name]
-            param = copy_module.copy(src)
-            param.cleargrad()
-            if mode == 'copy' and src.array is not None:
-                param.array = src.array.copy()
-            elif mode == 'init' and src.array is not None:
-                param.array = None
-                param.initialize(src.shape)
-            object.__setattr__(ret, name, param)
-        for name in ret._persistent:
-            value = getattr(self, name)
-            object.__setattr__(ret, name, copy_module.deepcopy(value))
+            object.__setattr__(ret, name,
+                               _copy_param(self.__dict__[name], mode))
+        if mode != 'share':
+            for name in ret._persistent:
+                object.__setattr__(ret, name,
+                                   copy_module.deepcopy(getattr(self, name)))
         ret._copy_children(self, mode)
         return ret
 
@@ -237,7 +269,9 @@ class Link(backend.DeviceResident):
         for name in self._params:
             visitor.visit_variable(self.__dict__[name])
         for name in self._persistent:
-            value = self.__dict__[name]
+            # getattr: a persistent may still be the class's default (e.g.
+            # a lazily initialized BatchNormalization's avg_mean = None).
+            value = getattr(self, name)
             if backend.is_array(value):
                 object.__setattr__(self, name, visitor.visit_array(value))
 
@@ -250,7 +284,7 @@ class Link(backend.DeviceResident):
                 param.initialize(data.shape)
                 backend.copyto(param.array, data)
         for name in self._persistent:
-            value = serializer(name, self.__dict__[name])
+            value = serializer(name, getattr(self, name))
             object.__setattr__(self, name, value)
 
     # -- calling ----------------------------------------------------------------
@@ -291,8 +325,9 @@ class Link(backend.DeviceResident):
         ``KeyError``.  Local hooks run after the global ones.
         """
         if not isinstance(hook, link_hook.LinkHook):
-            raise TypeError('{}.add_hook: expected a LinkHook, got {}'.format(
-                type(self).__name__, type(hook).__name__))
+            raise TypeError(
+                'Hook must be of type LinkHook ({}.add_hook: got {})'.format(
+                    type(self).__name__, type(hook).__name__))
         _hook_registry.add_local(self.local_link_hooks, hook, name, self,
                                  type(self).__name__)
         return self
@@ -307,7 +342,12 @@ class Link(backend.DeviceResident):
         return ()
 
     def __repr__(self):
-        specs = ', '.join('{}={}'.format(k, v) for k, v in self.printable_specs())
+        specs = self.printable_specs
+        if callable(specs):
+            specs = specs()
+        # (Chainer links define printable_specs as a property yielding the
+        # pairs; cpuframe's as a method returning them: both work.)
+        specs = ', '.join('{}={}'.format(k, v) for k, v in specs)
         return '{}({})'.format(type(self).__name__, specs)
 
 
@@ -416,6 +456,49 @@ class ChainList(Link):
     def __getitem__(self, index):
         return self._children[index]
 
+    def __setitem__(self, index, value):
+        """Replace the child at ``index`` (an int, or a slice given an
+        iterable of links); children are renamed by position."""
+        if isinstance(index, slice):
+            links = list(value)
+            for link in links:
+                self._check_link(link)
+            self._children[index] = links
+            for link in links:
+                self._send(link)
+            self._rename_children()
+        elif isinstance(index, (int, numpy.integer)) and \
+                not isinstance(index, bool):
+            self._check_link(value)
+            self._children[index] = value
+            self._send(value)
+            self._rename_children()
+        else:
+            raise TypeError(
+                'ChainList indices must be integers or slices, not {}'.format(
+                    type(index).__name__))
+
+    def __delitem__(self, index):
+        del self._children[index]
+        self._rename_children()
+
+    def insert(self, index, link):
+        """Insert ``link`` before position ``index``."""
+        self._check_link(link)
+        self._send(link)
+        self._children.insert(index, link)
+        self._rename_children()
+
+    @staticmethod
+    def _check_link(link):
+        if not isinstance(link, Link):
+            raise TypeError('ChainList: expected a Link, got {}'.format(
+                type(link).__name__))
+
+    def _send(self, link):
+        if self._device != backend.cpu_device:
+            link.to_device(self._device)
+
     def __iter__(self):
         return iter(self._children)
 
@@ -482,3 +565,45 @@ class ChainList(Link):
                 i, repr(child).replace('\n', '\n  ')))
         lines.append(')')
         return '\n'.join(lines)
+
+
+def _is_shape(value):
+    if value is None:
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(isinstance(v, (int, numpy.integer)) for v in value)
+    try:
+        int(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _shape_and_dtype(value):
+    """``(shape, dtype)`` of a legacy ``Link(name=value)`` argument: a
+    shape (float32) or a ``(shape, dtype)`` pair."""
+    if _is_shape(value):
+        return value, numpy.float32
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return value[0], value[1]
+    raise TypeError(
+        'Link: expected a shape or a (shape, dtype) pair for a parameter, '
+        'got {!r}'.format(value))
+
+
+def _copy_param(src, mode):
+    """A copy of Parameter ``src`` for ``Link.copy(mode)``."""
+    param = copy_module.copy(src)  # the same slot
+    param.grad = None
+    if mode == 'share':
+        return param
+    param._data = [None]  # a slot of its own
+    param.update_rule = copy_module.deepcopy(src.update_rule)
+    if src.array is not None:
+        if mode == 'copy':
+            param.array = src.array.copy()
+            if src.grad is not None:
+                param.grad = src.grad.copy()
+        else:
+            param.initialize(src.shape)
+    return param

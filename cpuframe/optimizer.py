@@ -83,13 +83,14 @@ class HyperparameterProxy:
         setattr(obj.hyperparam, self._attr_name, value)
 
 
-def _check_hook_args(where, hook, name, timing):
+def _check_hook_args(where, hook, name, timing, not_callable):
+    # Messages start with Chainer 7's text, which users match on.
     if not callable(hook):
-        raise TypeError('{}: the hook must be callable, got {}'.format(
-            where, type(hook).__name__))
+        raise TypeError('{} ({}: got {})'.format(
+            not_callable, where, type(hook).__name__))
     if timing not in ('pre', 'post', 'auto'):
-        raise ValueError("{}: timing must be 'pre', 'post' or 'auto', got "
-                         "{!r}".format(where, timing))
+        raise ValueError("timing must be one of ('pre', 'post', 'auto') "
+                         "({}: got {!r})".format(where, timing))
     if name is None:
         name = getattr(hook, 'name', None) or getattr(hook, '__name__', None)
         if name is None:
@@ -180,13 +181,13 @@ class UpdateRule:
             timing (str): ``'pre'``, ``'post'`` or ``'auto'`` (the hook's
                 ``timing`` attribute, else ``'pre'``).
         """
-        name = _check_hook_args('UpdateRule.add_hook', hook, name, timing)
+        name = _check_hook_args('UpdateRule.add_hook', hook, name, timing,
+                                'hook function must be callable')
         if timing == 'auto':
             timing = getattr(hook, 'timing', 'pre')
         if name in self._pre_update_hooks or name in self._post_update_hooks:
             raise ValueError(
-                'UpdateRule.add_hook: a hook named {!r} already exists'.format(
-                    name))
+                'hook "{}" already exists (UpdateRule.add_hook)'.format(name))
         if timing == 'pre':
             self._pre_update_hooks[name] = hook
         else:
@@ -418,8 +419,8 @@ class Optimizer:
         """Set the target link, reset ``t``, ``epoch`` and hooks; return self."""
         if not isinstance(link, link_module.Link):
             raise TypeError(
-                '{}.setup: expected a Link as the optimization target, got '
-                '{}'.format(type(self).__name__, type(link).__name__))
+                'optimization target must be a link ({}.setup: got {})'
+                .format(type(self).__name__, type(link).__name__))
         self.target = link
         self.t = 0
         self.epoch = 0
@@ -439,20 +440,21 @@ class Optimizer:
         """
         if auto and not self.use_auto_new_epoch:
             raise RuntimeError(
-                'Optimizer.new_epoch: called with auto=True but '
-                'use_auto_new_epoch is False; an updater that calls it must '
-                'set optimizer.use_auto_new_epoch = True')
+                'invalid new_epoch call with auto=True.\n'
+                'Fix the updater to set '
+                'optimizer.use_auto_new_epoch = True.')
         if not auto and self.use_auto_new_epoch:
             raise RuntimeError(
-                'Optimizer.new_epoch: the updater already counts epochs '
-                '(use_auto_new_epoch is True); pass auto_new_epoch=False to '
-                'the updater or stop calling new_epoch yourself')
+                'duplicated new_epoch with the updater.\n'
+                'Pass auto_new_epoch=False to the updater or stop calling '
+                'new_epoch outside the updater.')
         self.epoch += 1
 
     def _check_setup(self, where):
         if self._pre_update_hooks is None:
-            raise RuntimeError('{}.{}: call setup(link) first'.format(
-                type(self).__name__, where))
+            raise RuntimeError(
+                'call `setup` method before `{}` method ({})'.format(
+                    where, type(self).__name__))
 
     def add_hook(self, hook, name=None, timing='auto'):
         """Register a hook.
@@ -465,18 +467,18 @@ class Optimizer:
                 ``timing`` attribute; ``'pre'`` with a warning if missing).
         """
         self._check_setup('add_hook')
-        name = _check_hook_args('Optimizer.add_hook', hook, name, timing)
+        name = _check_hook_args('Optimizer.add_hook', hook, name, timing,
+                                'hook function is not callable')
         if timing == 'auto':
             timing = getattr(hook, 'timing', None)
             if timing not in ('pre', 'post'):
                 warnings.warn(
-                    "Optimizer.add_hook: the hook's timing attribute is not "
-                    "'pre' or 'post'; calling it 'pre'", stacklevel=2)
+                    "Hook timing attribute not in ('pre', 'post'), "
+                    "defaulting timing to 'pre'.", stacklevel=2)
                 timing = 'pre'
         if name in self._pre_update_hooks or name in self._post_update_hooks:
             raise KeyError(
-                'Optimizer.add_hook: a hook named {!r} already exists'.format(
-                    name))
+                'hook "{}" already exists (Optimizer.add_hook)'.format(name))
         if timing == 'pre':
             self._pre_update_hooks[name] = hook
         else:
@@ -500,8 +502,8 @@ class Optimizer:
 
     def _hooks_at(self, timing):
         if timing not in ('pre', 'post'):
-            raise ValueError("Optimizer.call_hooks: timing must be 'pre' or "
-                             "'post', got {!r}".format(timing))
+            raise ValueError("timing must be either 'pre' or 'post' "
+                             "(Optimizer.call_hooks: got {!r})".format(timing))
         self._check_setup('call_hooks')
         hooks = self._pre_update_hooks if timing == 'pre' else \
             self._post_update_hooks
@@ -550,8 +552,8 @@ class Optimizer:
         if scale is None:
             if interval < 1:
                 raise ValueError(
-                    'Optimizer.loss_scaling: interval must be >= 1, got '
-                    '{}'.format(interval))
+                    'interval must be greater than or equal to 1. '
+                    'Actual: {}'.format(interval))
             self._loss_scaling_is_dynamic = True
             self._loss_scale = 1.0
             self._loss_scaling_multiplier = math.pow(2.0, 1.0 / interval)
@@ -559,8 +561,8 @@ class Optimizer:
         else:
             if not scale > 0:
                 raise ValueError(
-                    'Optimizer.loss_scaling: scale must be a positive number, '
-                    'got {}'.format(scale))
+                    'loss_scale must be a positive number. '
+                    'Actual: {}'.format(scale))
             self._loss_scaling_is_dynamic = False
             self._loss_scale = scale
 

@@ -8,6 +8,7 @@ its array unless backward needs it (Chainer's aggressive buffer release).
 import heapq
 import itertools
 import sys
+import warnings
 import weakref
 
 import numpy
@@ -290,7 +291,11 @@ class Variable:
         self._grad_var = None
 
     def zerograd(self):
-        """Set the gradient to zeros of the array's shape."""
+        """Set the gradient to zeros of the array's shape (deprecated in
+        Chainer since v1.15: use ``cleargrad``)."""
+        warnings.warn(
+            'Variable.zerograd is deprecated. Use Variable.cleargrad instead.',
+            DeprecationWarning, stacklevel=2)
         if self._array is None:
             return
         xp = self.xp
@@ -444,10 +449,24 @@ class Parameter(Variable):
             scalar (constant fill).  ``None`` fills with NaN.
         shape: the shape; ``None`` defers initialization until
             ``initialize(shape)`` is called (lazy shape inference).
+
+    As in Chainer, the gradient of a parameter made from an initializer
+    is NaN-filled when its array is allocated (at construction with a
+    shape, else at ``initialize``), so that a gradient nobody computed
+    shows; ``cleargrad`` (or ``zerograd``) before the allocation makes it
+    None (or zeros).  A parameter made from an array has no gradient.
+
+    The array lives in a one-element list, the *slot*: ``copy.copy`` of a
+    parameter (what ``Link.copy(mode='share')`` makes) shares it, so an
+    array assigned to, or initialized in, either is seen by both.
     """
+
+    # What initialize() fills the gradient with: 'nan', 'zero' or None.
+    _grad_fill = None
 
     def __init__(self, initializer=None, shape=None, name=None):
         from cpuframe import initializers
+        self._data = [None]
         if backend.is_array(initializer):
             super().__init__(initializer, name=name)
             self.initializer = initializers.Constant(initializer)
@@ -458,11 +477,28 @@ class Parameter(Variable):
             elif numpy.isscalar(initializer):
                 initializer = initializers.Constant(initializer)
             self.initializer = initializer
-            if shape is not None:
-                self.initialize(shape)
+            self._grad_fill = 'nan'
         self.update_rule = None
         self._initial_device = backend.get_device_from_array(self._array) \
             if self._array is not None else backend.cpu_device
+        if shape is not None and self._array is None:
+            self.initialize(shape)
+
+    @property
+    def _array(self):
+        return self._data[0]
+
+    @_array.setter
+    def _array(self, value):
+        self._data[0] = value
+
+    def __copy__(self):
+        # A new parameter on the same slot (and, until it is cleared, the
+        # same gradient), as Chainer's shallow copy.
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._node = VariableNode(new, self.name)
+        return new
 
     def __reduce__(self):
         return _recover_parameter, (self.array, self.name, self.grad,
@@ -483,20 +519,40 @@ class Parameter(Variable):
         return numpy.dtype(dt if dt is not None else config.dtype)
 
     def initialize(self, shape):
-        """Allocate the array of ``shape`` with the initializer."""
+        """Allocate the array of ``shape`` with the initializer.
+
+        The gradient becomes NaN-filled (zeros after ``zerograd``, None
+        after ``cleargrad`` on the uninitialized parameter).
+        """
         from cpuframe import initializers
         device = getattr(self, '_initial_device', backend.cpu_device)
         data = initializers.generate_array(
             self.initializer, shape, device.xp, device=device)
+        grad = None
+        if self._grad_fill is not None:
+            fill = initializers.NaN(data.dtype) if self._grad_fill == 'nan' \
+                else initializers.Zero(data.dtype)
+            grad = initializers.generate_array(
+                fill, shape, device.xp, device=device)
         self.array = data
+        self.grad = grad
 
     def cleargrad(self):
         self._grad_var = None
+        if self._array is None:
+            self._grad_fill = None
 
     def zerograd(self):
-        if self._array is None:
-            return
         super().zerograd()
+        if self._array is None:
+            self._grad_fill = 'zero'
+
+    def to_device(self, device):
+        device = backend.get_device(device)
+        if self._array is None and self._initial_device != device:
+            # An uninitialized copy sent elsewhere stops sharing the slot.
+            self._data = [None]
+        super().to_device(device)
 
     def update(self):
         """Update the array by its update rule, if it has one."""

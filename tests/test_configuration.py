@@ -110,3 +110,48 @@ def test_show(capsys):
     config.show()
     out = capsys.readouterr().out
     assert 'use_ideep' in out and 'enable_backprop' in out
+
+
+def test_libraries_add_their_own_keys():
+    # e.g. ChainerCV: chainer.global_config.cv_resize_backend = 'cv2'
+    assert not hasattr(config, 'cv_resize_backend')
+    global_config.cv_resize_backend = 'cv2'
+    try:
+        assert config.cv_resize_backend == 'cv2'
+        assert getattr(cpuframe.config, 'cv_resize_backend') == 'cv2'
+        with using_config('cv_resize_backend', 'PIL'):
+            assert config.cv_resize_backend == 'PIL'
+            assert global_config.cv_resize_backend == 'cv2'
+            seen = []
+            t = threading.Thread(
+                target=lambda: seen.append(config.cv_resize_backend))
+            t.start()
+            t.join()
+            assert seen == ['cv2']       # thread-local override
+        assert config.cv_resize_backend == 'cv2'
+        # A key only the thread sets, unknown to global_config.
+        with using_config('my_library_flag', 3):
+            assert config.my_library_flag == 3
+        assert not hasattr(config, 'my_library_flag')
+        config.cv_resize_backend = 'PIL'  # thread-local assignment
+        assert config.cv_resize_backend == 'PIL'
+        del config.cv_resize_backend
+        assert config.cv_resize_backend == 'cv2'
+        out = __import__('io').StringIO()
+        config.show(out)
+        assert 'cv_resize_backend' in out.getvalue()
+    finally:
+        del global_config.cv_resize_backend
+    with pytest.raises(AttributeError):
+        config.cv_resize_backend
+
+
+def test_known_keys_are_still_validated_next_to_new_ones():
+    global_config.some_new_key = object()
+    try:
+        with pytest.raises(ValueError, match='use_ideep'):
+            with using_config('use_ideep', 'sometimes'):
+                pass
+        assert config.use_ideep in ('never', 'auto', 'always')
+    finally:
+        del global_config.some_new_key

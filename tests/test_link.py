@@ -121,7 +121,15 @@ class TestCopy:
         net.l1.stat[...] = 7
         c = net.copy(mode)
         assert c.l1 is not net.l1 and c.l1.W is not net.l1.W
-        assert c.l1.W.grad is None
+        if mode == 'copy':
+            # Chainer deep-copies the link, gradients included.
+            numpy.testing.assert_array_equal(c.l1.W.grad, net.l1.W.grad)
+            assert c.l1.W.grad is not net.l1.W.grad
+        elif mode == 'init':
+            # Re-initialized: a NaN-filled gradient, as at initialization.
+            assert numpy.isnan(c.l1.W.grad).all()
+        else:
+            assert c.l1.W.grad is None
         assert [n for n, _ in c.namedparams()] == [n for n, _ in net.namedparams()]
         if mode == 'share':
             assert c.l1.W.array is net.l1.W.array
@@ -131,15 +139,19 @@ class TestCopy:
         else:
             assert not numpy.array_equal(c.l1.W.array, net.l1.W.array)
             numpy.testing.assert_array_equal(c.l1.b.array, net.l1.b.array)
-        assert c.l1.stat is not net.l1.stat
-        numpy.testing.assert_array_equal(c.l1.stat, net.l1.stat)
+        if mode == 'share':
+            # A shallow copy: persistent values are the same objects.
+            assert c.l1.stat is net.l1.stat
+        else:
+            assert c.l1.stat is not net.l1.stat
+            numpy.testing.assert_array_equal(c.l1.stat, net.l1.stat)
         # Updating the copy's graph leaves the original's grads alone.
         net.cleargrads()
         F.sum(c(_x())).backward()
         assert net.l1.W.grad is None
 
     def test_bad_mode(self):
-        with pytest.raises(ValueError, match="copy: expected mode"):
+        with pytest.raises(ValueError, match="'mode' argument should be"):
             Net().copy('deep')
 
     def test_copyparams(self):

@@ -283,7 +283,8 @@ class TestParameter:
         assert p.dtype == numpy.float32
         p.initialize((2, 3))
         numpy.testing.assert_array_equal(p.array, numpy.full((2, 3), 3, numpy.float32))
-        assert p.grad is None
+        # As in Chainer: the gradient is NaN-filled when the array is made.
+        assert p.grad.shape == (2, 3) and numpy.isnan(p.grad).all()
 
     def test_scalar_array_and_default(self):
         p = Parameter(2.0, (3,))

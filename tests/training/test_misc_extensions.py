@@ -318,6 +318,7 @@ def test_parameter_statistics(tmp_path):
     from cpuframe import reporter
     W = numpy.array([[0.0, 1.0], [2.0, 5.0]], numpy.float32)
     link = L.Linear(2, 2, initialW=W, initial_bias=0)
+    link.cleargrads()  # gradients start NaN-filled, as in Chainer
     link.W.grad = numpy.full((2, 2), 3.0, numpy.float32)
     ext = extensions.ParameterStatistics(link, prefix='p',
                                          trigger=(2, 'iteration'))

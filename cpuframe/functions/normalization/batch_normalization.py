@@ -58,6 +58,12 @@ def _keep_shape(x_shape, axes):
     return tuple(1 if i in axes else s for i, s in enumerate(x_shape))
 
 
+def _expander(ndim, axes):
+    """Chainer's ``expander``: indexes a per-channel array (of the kept
+    axes) so that it broadcasts against x."""
+    return tuple(None if i in axes else slice(None) for i in range(ndim))
+
+
 # 'auto' routes batch normalization to oneDNN from this many elements of x.
 _AUTO_MIN_SIZE = 1 << 15
 
@@ -88,6 +94,85 @@ def _like_input(array, like):
         intel64.to_numpy(array)
 
 
+class _BatchNormalizationImpl:
+    """How a BatchNormalization call computes (Chainer 7's interface).
+
+    ``forward`` returns ``(y, y_layout, running_mean, running_var, mean,
+    var, inv_std, forward_data)`` and ``backward`` returns
+    ``(gx, gx_layout, ggamma, gbeta)``; ``mean``, ``var`` and ``inv_std``
+    have gamma's shape, ``expander`` indexes them to broadcast with x,
+    ``axis`` is the tuple of reduced axes and the layouts are None (plain
+    arrays).  ``forward_data`` is handed from forward to backward.
+    """
+
+    def forward(self, axis, gamma, x, x_layout, xp, expander, beta, eps,
+                decay, running_mean, running_var):
+        raise NotImplementedError()
+
+    def backward(self, axis, gamma, gy, x, x_layout, xp, expander, mean,
+                 inv_std, eps, var, forward_data):
+        raise NotImplementedError()
+
+
+class GeneralBatchNormalizationImpl(_BatchNormalizationImpl):
+    """The array-module (NumPy) implementation, meant to be subclassed.
+
+    An ``impl_selector(batch_norm_func, inputs)`` given to
+    :class:`BatchNormalization` returns the implementation of one call;
+    subclasses usually override ``get_mean_and_var`` and
+    ``get_ggamma_and_gbeta`` (e.g. to take the statistics over several
+    processes, as ChainerMN's multi-node batch normalization does).
+    """
+
+    def forward(self, axis, gamma, x, x_layout, xp, expander, beta, eps,
+                decay, running_mean, running_var):
+        dtype = numpy.promote_types(x.dtype, gamma.dtype)
+        mean, var = self.get_mean_and_var(axis, gamma, x, xp, dtype)
+        inv_std = 1 / xp.sqrt(var.astype(dtype, copy=False) +
+                              dtype.type(eps))
+        scale = gamma.astype(dtype, copy=False) * inv_std
+        y = (x.astype(dtype, copy=False) - mean[expander]) * scale[expander]
+        y += beta.astype(dtype, copy=False)[expander]
+        if running_mean is not None:
+            m = x.size // gamma.size
+            adjust = m / max(m - 1.0, 1.0)  # the unbiased variance
+            running_mean *= decay
+            running_mean += (1 - decay) * mean
+            running_var *= decay
+            running_var += (1 - decay) * adjust * var
+        return (y.astype(x.dtype, copy=False), x_layout, running_mean,
+                running_var, mean, var, inv_std, None)
+
+    def get_mean_and_var(self, axis, gamma, x, xp, interm_dtype):
+        """The batch mean and (biased) variance over ``axis``."""
+        mean = x.mean(axis=axis, dtype=interm_dtype)
+        var = x.var(axis=axis, dtype=interm_dtype)
+        return mean, var
+
+    def get_ggamma_and_gbeta(self, axis, gamma, gy, x_hat, xp):
+        """``(gbeta, ggamma)``: the sums of ``gy`` and ``gy * x_hat``."""
+        gbeta = gy.sum(axis=axis, dtype=gamma.dtype)
+        ggamma = (gy * x_hat).sum(axis=axis, dtype=gamma.dtype)
+        return gbeta, ggamma
+
+    def backward(self, axis, gamma, gy, x, x_layout, xp, expander, mean,
+                 inv_std, eps, var, forward_data):
+        dtype = numpy.promote_types(x.dtype, gamma.dtype)
+        x_hat = (x.astype(dtype, copy=False) - mean[expander]) * \
+            inv_std[expander]
+        gbeta, ggamma = self.get_ggamma_and_gbeta(axis, gamma, gy, x_hat, xp)
+        inv_m = dtype.type(1.0 / (x.size // gamma.size))
+        scale = (gamma.astype(dtype, copy=False) * inv_std)[expander]
+        gx = scale * (gy - (x_hat * ggamma.astype(dtype, copy=False)[
+            expander] + gbeta.astype(dtype, copy=False)[expander]) * inv_m)
+        return gx.astype(x.dtype, copy=False), x_layout, ggamma, gbeta
+
+
+def _impl_selector(batch_norm_func, inputs):
+    """The default selector: cpuframe's own NumPy/oneDNN routes."""
+    return None
+
+
 class BatchNormalizationGrad(FunctionNode):
     """``(gx, ggamma, gbeta)`` of batch normalization, in closed form.
 
@@ -99,7 +184,7 @@ class BatchNormalizationGrad(FunctionNode):
     """
 
     def __init__(self, axes, eps, mean, inv_std, intel64_ctx=None,
-                 overwrite_gy=False):
+                 overwrite_gy=False, impl=None, forward_data=None, var=None):
         self.axes = axes
         self.eps = eps
         self.mean = mean
@@ -109,6 +194,10 @@ class BatchNormalizationGrad(FunctionNode):
         # gy is given up (donated by the backward engine): the oneDNN route
         # may write gx over it.
         self.overwrite_gy = overwrite_gy
+        # A selected implementation (impl_selector) computes the gradient.
+        self._impl = impl
+        self._forward_data = forward_data
+        self._var = var
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gamma', 'gy'))
@@ -117,6 +206,8 @@ class BatchNormalizationGrad(FunctionNode):
     def forward(self, inputs):
         self.retain_inputs((0, 1, 2))
         x, gamma, gy = inputs
+        if self._impl is not None:
+            return self._forward_impl(x, gamma, gy)
         axes = self.axes
         keep = _keep_shape(x.shape, axes)
         dtype = self.inv_std.dtype
@@ -130,6 +221,16 @@ class BatchNormalizationGrad(FunctionNode):
         return (gx.astype(x.dtype, copy=False),
                 ggamma.reshape(gamma.shape).astype(gamma.dtype, copy=False),
                 gbeta.reshape(gamma.shape).astype(gamma.dtype, copy=False))
+
+    def _forward_impl(self, x, gamma, gy):
+        shape = gamma.shape
+        expander = _expander(x.ndim, self.axes)
+        gx, _, ggamma, gbeta = self._impl.backward(
+            self.axes, gamma, gy, x, None, backend.get_array_module(x),
+            expander, self.mean.reshape(shape), self.inv_std.reshape(shape),
+            self.eps, self._var, self._forward_data)
+        return (gx, ggamma.astype(gamma.dtype, copy=False),
+                gbeta.astype(gamma.dtype, copy=False))
 
     def intel64_supports(self, inputs):
         return self._intel64_ctx is not None and intel64.all_float32(inputs)
@@ -170,7 +271,8 @@ class BatchNormalization(FunctionNode):
     Updates ``running_mean`` and ``running_var`` in place, when given.
     """
 
-    def __init__(self, eps=2e-5, mean=None, var=None, decay=0.9, axis=None):
+    def __init__(self, eps=2e-5, mean=None, var=None, decay=0.9, axis=None,
+                 impl_selector=_impl_selector):
         self.running_mean = mean
         self.running_var = var
         self.eps = eps
@@ -179,6 +281,13 @@ class BatchNormalization(FunctionNode):
         self.mean = None
         self.inv_std = None
         self._intel64_ctx = None
+        # impl_selector(self, inputs) returns the implementation of this
+        # call (a GeneralBatchNormalizationImpl, say), or None for
+        # cpuframe's own routes; Chainer 7's hook, used by ChainerMN.
+        self._impl_selector = impl_selector
+        self._impl = None
+        self.var = None
+        self.forward_data = None
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gamma', 'beta'))
@@ -192,10 +301,24 @@ class BatchNormalization(FunctionNode):
                     '{}.shape == gamma.shape = {}'.format(name, shape),
                     '{}.shape = {}'.format(name, tuple(stat.shape)))
 
+    def _select_impl(self, inputs):
+        if self._impl_selector is _impl_selector:
+            return None
+        x, gamma, _ = inputs
+        axes = _normalize_axis(self.axis, x.ndim, gamma.ndim, self.label)
+        self._axes = axes
+        self.key_axis = tuple(i for i in range(x.ndim) if i not in axes)
+        self.expander = _expander(x.ndim, axes)
+        return self._impl_selector(self, inputs)
+
     def forward(self, inputs):
         x, gamma, beta = inputs
         axes = _normalize_axis(self.axis, x.ndim, gamma.ndim, self.label)
         self._axes = axes
+        if self._impl_selector is not _impl_selector:
+            self._impl = self._select_impl(inputs)
+            if self._impl is not None:
+                return self._forward_impl(x, gamma, beta)
         keep = _keep_shape(x.shape, axes)
         dtype = _standardize.compute_dtype(x.dtype, gamma.dtype)
         mean, inv_std, xc, var = _standardize.moments(
@@ -207,7 +330,25 @@ class BatchNormalization(FunctionNode):
         self._update_running(mean, var, x.shape, gamma.shape)
         return y.astype(x.dtype, copy=False),
 
+    def _forward_impl(self, x, gamma, beta):
+        axes = self._axes
+        (y, _, running_mean, running_var, mean, var, inv_std,
+         self.forward_data) = self._impl.forward(
+            axis=axes, gamma=gamma, x=x, x_layout=None,
+            xp=backend.get_array_module(x), expander=self.expander,
+            beta=beta, eps=self.eps, decay=self.decay,
+            running_mean=self.running_mean, running_var=self.running_var)
+        self.running_mean, self.running_var = running_mean, running_var
+        keep = _keep_shape(x.shape, axes)
+        self.mean = mean.reshape(keep)
+        self.inv_std = inv_std.reshape(keep)
+        self.var = var
+        self.retain_inputs((0, 1))
+        return y,
+
     def intel64_supports(self, inputs):
+        if self._impl_selector is not _impl_selector:
+            return False  # a selected implementation runs on NumPy arrays
         x, gamma, _ = inputs
         return intel64.all_float32(inputs) and \
             _intel64_layout_ok(x, gamma, self.axis, self.label)
@@ -251,7 +392,8 @@ class BatchNormalization(FunctionNode):
         x, gamma = self.get_retained_inputs()
         return BatchNormalizationGrad(
             self._axes, self.eps, self.mean, self.inv_std, self._intel64_ctx,
-            overwrite_gy=self.donated_grad_outputs[0],
+            overwrite_gy=self.donated_grad_outputs[0], impl=self._impl,
+            forward_data=self.forward_data, var=self.var,
         ).apply((x, gamma, grad_outputs[0]))
 
 

@@ -36,6 +36,18 @@ class Linear(link.Link):
     def _initialize_params(self, in_size):
         self.W.initialize((self.out_size, in_size))
 
+    @classmethod
+    def from_params(cls, W, b=None, nobias=False):
+        """A Linear whose parameters are copies of ``W`` (out_size,
+        in_size) and ``b`` (arrays or Variables); ``nobias`` drops the
+        bias whatever ``b`` is (Chainer 7)."""
+        out_size, in_size = W.shape
+        if b is not None and out_size != b.size:
+            raise ValueError('`out_size` does not match the size of `b`')
+        return cls(in_size, out_size, nobias,
+                   initialW=variable.as_array(W),
+                   initial_bias=variable.as_array(b))
+
     def printable_specs(self):
         return (('in_size', self.in_size), ('out_size', self.out_size),
                 ('nobias', self.b is None))

@@ -3,6 +3,7 @@ import numpy
 
 from cpuframe import backend, configuration, initializers, link, variable
 from cpuframe.functions.normalization.batch_normalization import (
+    BatchNormalization as _BatchNormalizationNode,
     batch_normalization,
     fixed_batch_normalization,
 )
@@ -17,6 +18,17 @@ class BatchNormalization(link.Link):
     None infers the shape from the first input.  ``finetune=True`` in
     ``forward`` averages the statistics over all batches seen (decay
     1 - 1/N).
+
+    ``impl_selector`` (a cpuframe addition; Chainer 7 takes it only in
+    ``F.normalization.batch_normalization.BatchNormalization``, the
+    function node) is passed to that node in training mode:
+    ``impl_selector(batch_norm_func, inputs)`` returns the implementation
+    of the call, e.g. a ``GeneralBatchNormalizationImpl`` subclass.
+
+    Before its first call a link built without ``size`` has no
+    statistics (``avg_mean`` is None) and may be moved with ``to_cpu``,
+    ``to_intel64`` or ``to_device``; the first call makes them on the
+    link's device.
     """
 
     gamma = None
@@ -27,8 +39,9 @@ class BatchNormalization(link.Link):
     def __init__(self, size=None, decay=0.9, eps=2e-5, dtype=None,
                  use_gamma=True, use_beta=True, initial_gamma=None,
                  initial_beta=None, axis=None, initial_avg_mean=None,
-                 initial_avg_var=None):
+                 initial_avg_var=None, *, impl_selector=None):
         super().__init__()
+        self._impl_selector = impl_selector
         self._dtype = numpy.dtype(dtype or configuration.config.dtype)
         self.decay = decay
         self.eps = eps
@@ -80,20 +93,49 @@ class BatchNormalization(link.Link):
     def forward(self, x, **kwargs):
         """Normalize ``x``; ``finetune=True`` uses the cumulative average."""
         finetune = kwargs.pop('finetune', False)
+        if 'test' in kwargs:
+            # Chainer 7's message (argument.parse_kwargs raises ValueError).
+            raise ValueError('test argument is not supported anymore. '
+                             'Use chainer.using_config')
         if kwargs:
             raise TypeError('BatchNormalization.forward: unexpected keyword '
                             'arguments {}'.format(sorted(kwargs)))
         gamma, beta = self._gamma_beta(x)
         if configuration.config.train:
             decay = self._decay(finetune)
+            avg_mean, avg_var = self.avg_mean, self.avg_var
+            if configuration.config.in_recomputing:
+                # As Chainer 7: an extra forward pass (recomputation) leaves
+                # the statistics and the fine-tuning count alone.
+                if finetune:
+                    self.N -= 1
+                avg_mean = avg_var = None
+            if self._impl_selector is not None:
+                return self._forward_selected(x, gamma, beta, decay,
+                                              avg_mean, avg_var)
             return batch_normalization(
-                x, gamma, beta, eps=self.eps, running_mean=self.avg_mean,
-                running_var=self.avg_var, decay=decay, axis=self.axis)
+                x, gamma, beta, eps=self.eps, running_mean=avg_mean,
+                running_var=avg_var, decay=decay, axis=self.axis)
         return fixed_batch_normalization(
             x, gamma, beta, variable.Variable(self.avg_mean,
                                               requires_grad=False),
             variable.Variable(self.avg_var, requires_grad=False),
             self.eps, axis=self.axis)
+
+    def _forward_selected(self, x, gamma, beta, decay, avg_mean, avg_var):
+        func = _BatchNormalizationNode(
+            self.eps, avg_mean, avg_var, decay, self.axis,
+            impl_selector=self._impl_selector)
+        y, = func.apply((x, gamma, beta))
+        if avg_mean is None:
+            return y
+        # An implementation may return new running statistics.
+        for name, value in (('avg_mean', func.running_mean),
+                            ('avg_var', func.running_var)):
+            current = getattr(self, name)
+            if value is not None and value is not current:
+                backend.copyto(current, value)
+        return y
 
     def _gamma_beta(self, x):
         """gamma and beta (constant ones / zeros where unused), after the

@@ -39,6 +39,9 @@ class PlotReport(extension.Extension):
     tells.  ``postprocess(figure, axes, summary)`` may edit the figure
     before it is saved.  ``file_name`` is Chainer's older alias of
     ``filename``.  The file is written to a temporary name and renamed.
+    Registered with ``call_before_training=True``, the values observed
+    before training (e.g. a first evaluation) are a point of their own at
+    ``x = 0``.
     """
 
     def __init__(self, y_keys, x_key='iteration', trigger=(1, 'epoch'),
@@ -81,7 +84,10 @@ class PlotReport(extension.Extension):
         observation = trainer.observation
         self._summary.add({k: observation[k] for k in keys
                            if k in observation})
-        if not self._trigger(trainer):
+        # As LogReport: the call before training (Trainer.extend's
+        # call_before_training) plots its own point, at iteration/epoch 0,
+        # instead of being averaged into the first interval's.
+        if not (trainer.is_before_training or self._trigger(trainer)):
             return
         stats = {k: float(v) for k, v in self._summary.compute_mean().items()}
         stats['epoch'] = trainer.updater.epoch

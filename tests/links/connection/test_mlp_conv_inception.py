@@ -175,6 +175,7 @@ def test_inception_grads_reach_every_param():
     numpy.random.seed(0)
     link = L.Inception(2, 2, 2, 2, 2, 2, 2, bias_init=1.0)
     x = cpuframe.Variable(_rand((2, 2, 4, 4), dtype=numpy.float32))
+    link.cleargrads()  # gradients start NaN-filled, as in Chainer
     F.sum(link(x)).backward()
     for name, p in link.namedparams():
         assert p.grad is not None and numpy.abs(p.grad).sum() > 0, name

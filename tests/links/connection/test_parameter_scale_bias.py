@@ -173,6 +173,7 @@ def test_scale_bad_arity():
 def test_scale_backward_end_to_end():
     link = L.Scale(axis=1, W_shape=(3,), bias_term=True)
     x = cpuframe.Variable(_rand((2, 3, 2), dtype=numpy.float32))
+    link.cleargrads()  # gradients start NaN-filled, as in Chainer
     loss = cpuframe.functions.sum(link(x))
     loss.backward()
     assert link.W.grad is not None and link.bias.b.grad is not None

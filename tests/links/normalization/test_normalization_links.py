@@ -45,8 +45,10 @@ class TestBatchNormalization:
         bn.start_finetuning()
         bn(x, finetune=True)
         numpy.testing.assert_allclose(bn.avg_mean, x.mean(axis=0), rtol=1e-5)
-        with pytest.raises(TypeError, match='unexpected keyword'):
+        with pytest.raises(ValueError, match='test argument is not supported'):
             bn(x, test=True)
+        with pytest.raises(TypeError, match='unexpected keyword'):
+            bn(x, volatile=True)
 
     def test_no_gamma_beta(self):
         bn = L.BatchNormalization(2, use_gamma=False, use_beta=False)

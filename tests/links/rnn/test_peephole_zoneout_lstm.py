@@ -40,6 +40,8 @@ def _randomize(link, seed, dtype=None):
         param.array[...] = rng.uniform(-1, 1, param.shape)
         if dtype is not None:
             param.array = param.array.astype(dtype)
+    # The NaN-filled initial gradients (of the old dtype) go.
+    link.cleargrads()
 
 
 def _check_two_steps_backward(link, rng, noise_seed=None):
