@@ -1107,7 +1107,7 @@ NOT_PROVIDED_NAMES = {
     ),
     'chainer.functions.noise.dropout': 'DropoutGradCuDNN cudnn',
     'chainer.functions.normalization.batch_normalization': (
-        'FixedBatchNormalizationGrad GeneralBatchNormalizationImpl cudnn libcudnn'
+        'FixedBatchNormalizationGrad cudnn libcudnn'
     ),
     'chainer.functions.normalization.batch_renormalization': (
         'BatchRenormalizationFunction'

@@ -118,7 +118,7 @@ def test_libraries_add_their_own_keys():
     global_config.cv_resize_backend = 'cv2'
     try:
         assert config.cv_resize_backend == 'cv2'
-        assert getattr(cpuframe.config, 'cv_resize_backend') == 'cv2'
+        assert cpuframe.config.cv_resize_backend == 'cv2'
         with using_config('cv_resize_backend', 'PIL'):
             assert config.cv_resize_backend == 'PIL'
             assert global_config.cv_resize_backend == 'cv2'
@@ -143,7 +143,7 @@ def test_libraries_add_their_own_keys():
     finally:
         del global_config.cv_resize_backend
     with pytest.raises(AttributeError):
-        config.cv_resize_backend
+        _ = config.cv_resize_backend
 
 
 def test_known_keys_are_still_validated_next_to_new_ones():

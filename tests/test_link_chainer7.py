@@ -101,11 +101,11 @@ def test_chainlist_item_assignment():
     cl[-2] = d
     assert list(cl) == [d, c] and d.name == '0'
     cl[0:1] = [a, b]
-    assert list(cl) == [a, b, c] and [l.name for l in cl] == ['0', '1', '2']
+    assert list(cl) == [a, b, c] and [k.name for k in cl] == ['0', '1', '2']
     del cl[0]
-    assert list(cl) == [b, c] and [l.name for l in cl] == ['0', '1']
+    assert list(cl) == [b, c] and [k.name for k in cl] == ['0', '1']
     cl.insert(0, d)
-    assert list(cl) == [d, b, c] and [l.name for l in cl] == ['0', '1', '2']
+    assert list(cl) == [d, b, c] and [k.name for k in cl] == ['0', '1', '2']
     with pytest.raises(TypeError, match='ChainList indices must be integers'):
         cl['x'] = a
     with pytest.raises(TypeError):

@@ -10,8 +10,8 @@ import types
 import numpy
 import pytest
 
-from cpuframe import optimizers, training
 from cpuframe import links as L
+from cpuframe import optimizers, training
 from cpuframe.datasets import TupleDataset
 from cpuframe.iterators import SerialIterator
 from cpuframe.training import extensions

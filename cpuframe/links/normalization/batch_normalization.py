@@ -4,6 +4,8 @@ import numpy
 from cpuframe import backend, configuration, initializers, link, variable
 from cpuframe.functions.normalization.batch_normalization import (
     BatchNormalization as _BatchNormalizationNode,
+)
+from cpuframe.functions.normalization.batch_normalization import (
     batch_normalization,
     fixed_batch_normalization,
 )
