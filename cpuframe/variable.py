@@ -381,6 +381,13 @@ class Variable:
         from cpuframe.functions.array.get_item import get_item
         return get_item(self, slices)
 
+    def item(self):
+        """The single element of the array as a Python scalar."""
+        arr = self._array
+        if not isinstance(arr, numpy.ndarray):
+            arr = backend.cpu_device.send(arr)
+        return arr.item()
+
     def mean(self, axis=None, *, weights=None, keepdims=False):
         from cpuframe.functions.math.sum import mean
         return mean(self, axis=axis, keepdims=keepdims)
@@ -395,9 +402,12 @@ class Variable:
         """Compute gradients of this variable w.r.t. every leaf of its graph.
 
         When ``grad`` is unset and the array has one element, the initial
-        gradient is one.  Gradients of leaves are accumulated into their
-        ``grad``; those of intermediate variables are kept only with
-        ``retain_grad=True``.  ``enable_double_backprop=True`` records the
+        gradient is one; an empty array (a model-parallel "delegate"
+        variable) starts from an empty gradient, so the functions behind it
+        still run their backward.  Gradients of leaves are accumulated into
+        their ``grad``; those of intermediate variables, and this variable's
+        own ``grad``, are cleared (as in Chainer) unless ``retain_grad=True``
+        keeps them.  ``enable_double_backprop=True`` records the
         backward computation itself so it can be differentiated again.
         ``loss_scale`` multiplies the initial gradient (optimizers divide it
         back out of the parameter gradients).
@@ -405,13 +415,18 @@ class Variable:
         if self.creator_node is None:
             return
         if self._grad_var is None:
-            if self._array.size != 1:
+            if self._array.size == 1:
+                self.grad = self.xp.ones_like(self._array)
+            elif self._array.size == 0:
+                self.grad = self.xp.zeros_like(self._array)
+            else:
                 raise ValueError(
                     'Variable.backward: the initial gradient is only implied '
                     'for a variable of size 1; set .grad for a variable of '
                     'shape {}'.format(self.shape))
-            self.grad = self.xp.ones_like(self._array)
         gy = self._grad_var
+        # Chainer clears the output's gradient; retain_grad sets it again.
+        self._grad_var = None
         if loss_scale is not None:
             gy = Variable(self.xp.asarray(gy.array * loss_scale,
                                           dtype=gy.dtype),
@@ -691,8 +706,19 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     hook.backward_preprocess(func, in_data, out_grad)
             if func.accepts_donated_grads and not enable_double_backprop:
                 func._donated_grad_outputs = _donated(gys)
+            grad_inputs = None
+            if func._overrides_backward_accumulate():
+                # The node adds the gradients its inputs already have (as
+                # Chainer's backward_accumulate): hand them over, once each.
+                grad_inputs = []
+                for i in targets:
+                    gs = grads.pop(func.inputs[i], None)
+                    grad_inputs.append(
+                        None if not gs else
+                        _add_grads(gs, enable_double_backprop))
+                grad_inputs = tuple(grad_inputs)
             try:
-                gxs = func._call_backward(targets, gys)
+                gxs = func._call_backward(targets, gys, grad_inputs)
             finally:
                 func._donated_grad_outputs = None
             if hooks:
