@@ -45,6 +45,7 @@ from cpuframe.variable import (
     Variable,
     VariableNode,
     as_array,
+    backward,
     as_variable,
 )
 

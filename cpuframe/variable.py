@@ -433,22 +433,70 @@ class Variable:
                           requires_grad=False)
         leaf_grads = _backprop([self._node], [gy], retain_grad,
                                enable_double_backprop)
-        given = set()
-        for node, g in leaf_grads.items():
-            var = node.get_variable_or_none()
-            if var is None or g is None:
-                continue
-            var._loss_scale = loss_scale
-            if var._grad_var is None:
-                # Each leaf owns a writeable gradient: the engine may hand the
-                # same array (or a read-only broadcast view) to several leaves.
-                if id(g.array) in given or not _is_writeable(g.array):
-                    g = _copy_grad(g, enable_double_backprop)
-                var._grad_var = g
-            else:
-                var._grad_var = _add_grads([var._grad_var, g],
-                                           enable_double_backprop)
-            given.add(id(var._grad_var.array))
+        _set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop)
+
+
+def _set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop):
+    """Accumulate the engine's leaf gradients into the leaves' ``grad``."""
+    given = set()
+    for node, g in leaf_grads.items():
+        var = node.get_variable_or_none()
+        if var is None or g is None:
+            continue
+        var._loss_scale = loss_scale
+        if var._grad_var is None:
+            # Each leaf owns a writeable gradient: the engine may hand the
+            # same array (or a read-only broadcast view) to several leaves.
+            if id(g.array) in given or not _is_writeable(g.array):
+                g = _copy_grad(g, enable_double_backprop)
+            var._grad_var = g
+        else:
+            var._grad_var = _add_grads([var._grad_var, g],
+                                       enable_double_backprop)
+        given.add(id(var._grad_var.array))
+
+
+def backward(outputs, grad_outputs=None, *, enable_double_backprop=False):
+    """Backprop from several outputs at once (Chainer's ``chainer.backward``).
+
+    ``grad_outputs`` gives one gradient (Variable, array or None) per
+    output; None there skips that output.  Without ``grad_outputs`` each
+    output's ``grad_var`` is used and cleared (no default of ones: an output
+    without a gradient warns ``RuntimeWarning`` and is skipped).  Gradients
+    of the leaves are accumulated into their ``grad``.
+    """
+    if not isinstance(outputs, (tuple, list)):
+        raise TypeError('backward: expected outputs as a tuple or list of '
+                        'Variables, got {}'.format(type(outputs).__name__))
+    for y in outputs:
+        if not isinstance(y, Variable):
+            raise TypeError('backward: expected Variables, got {}'.format(
+                type(y).__name__))
+    if grad_outputs is None:
+        grad_outputs = []
+        for y in outputs:
+            if y._grad_var is None:
+                import warnings
+                warnings.warn(
+                    'backward: an output has no grad (or is repeated); '
+                    'backward sets no default gradient', RuntimeWarning,
+                    stacklevel=2)
+            grad_outputs.append(y._grad_var)
+            y._grad_var = None
+    elif not isinstance(grad_outputs, (tuple, list)) or \
+            len(grad_outputs) != len(outputs):
+        raise ValueError('backward: expected one grad_output per output')
+    nodes, seeds = [], []
+    for y, gy in zip(outputs, grad_outputs):
+        if gy is None:
+            continue
+        if not isinstance(gy, Variable):
+            _check_array(gy, 'backward: grad_outputs')
+            gy = Variable(gy, requires_grad=False)
+        nodes.append(y.node)
+        seeds.append(gy)
+    leaf_grads = _backprop(nodes, seeds, False, enable_double_backprop)
+    _set_leaf_grads(leaf_grads, None, enable_double_backprop)
 
 
 class Parameter(Variable):
