@@ -585,3 +585,17 @@ def test_dropout_node_exposes_mask(device):
     gradient_check.check_backward(
         lambda v: Dropout(0.5, mask).apply((_mover(device)(v),))[0], x,
         _arr(4, 6, seed=1), dtype=numpy.float64)
+
+
+def test_spatial_pyramid_pooling_pooling_class_is_deprecated():
+    from cpuframe.functions.pooling.max_pooling_2d import MaxPooling2D
+    x = _arr(1, 2, 4, 4)
+    expected = F.spatial_pyramid_pooling_2d(x, 2, pooling='max')
+    with pytest.warns(DeprecationWarning, match='pooling_class'):
+        y = F.spatial_pyramid_pooling_2d(x, 2, MaxPooling2D)
+    numpy.testing.assert_array_equal(y.array, expected.array)
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError):
+        F.spatial_pyramid_pooling_2d(x, 2, MaxPooling2D, pooling='max')
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        F.spatial_pyramid_pooling_2d(x, 2, pooling='max')
