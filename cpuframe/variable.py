@@ -389,8 +389,9 @@ class Variable:
         return arr.item()
 
     def mean(self, axis=None, *, weights=None, keepdims=False):
-        from cpuframe.functions.math.sum import mean
-        return mean(self, axis=axis, keepdims=keepdims)
+        """The (weighted) average over ``axis`` (Chainer: ``F.average``)."""
+        from cpuframe.functions.math.average import average
+        return average(self, axis=axis, weights=weights, keepdims=keepdims)
 
     def sum(self, axis=None, keepdims=False):
         from cpuframe.functions.math.sum import sum as sum_
@@ -416,6 +417,14 @@ class Variable:
             return
         if self._grad_var is None:
             if self._array.size == 1:
+                if self._array.ndim != 0:
+                    import warnings
+                    warnings.warn(
+                        'Treating a variable with only one element as a '
+                        'scalar in Variable.backward is deprecated (as in '
+                        'Chainer 7): a scalar variable is 0-dimensional; '
+                        'apply F.squeeze, or set .grad explicitly',
+                        DeprecationWarning, stacklevel=2)
                 self.grad = self.xp.ones_like(self._array)
             elif self._array.size == 0:
                 self.grad = self.xp.zeros_like(self._array)

@@ -599,3 +599,25 @@ def test_spatial_pyramid_pooling_pooling_class_is_deprecated():
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         F.spatial_pyramid_pooling_2d(x, 2, pooling='max')
+
+
+def test_backward_of_a_one_element_non_scalar_is_deprecated():
+    x = Variable(_arr(1))
+    with pytest.warns(DeprecationWarning, match='only one element'):
+        (x * 2).backward()
+    numpy.testing.assert_allclose(x.grad, [2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        F.sum(x * 2).backward()
+
+
+def test_variable_mean_uses_weights():
+    x = _arr(2, 3)
+    w = numpy.array([1, 2, 3], numpy.float32)
+    y = Variable(x).mean(axis=1, weights=w)
+    numpy.testing.assert_allclose(y.array, numpy.average(x, axis=1, weights=w),
+                                  rtol=1e-6)
+    w64 = w.astype(numpy.float64)
+    gradient_check.check_backward(
+        lambda v: v.mean(axis=1, weights=w64), x.astype(numpy.float64),
+        _arr(2, seed=1, dtype=numpy.float64))
