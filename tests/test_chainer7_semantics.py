@@ -621,3 +621,32 @@ def test_variable_mean_uses_weights():
     gradient_check.check_backward(
         lambda v: v.mean(axis=1, weights=w64), x.astype(numpy.float64),
         _arr(2, seed=1, dtype=numpy.float64))
+
+
+class _OldStyleSend(cpuframe.Function):
+    """chainermn's Send as an old-style Function: an empty "delegate"."""
+
+    def forward(self, inputs):
+        self.shape = inputs[0].shape
+        return numpy.empty((0,), numpy.float32),
+
+    def backward(self, inputs, grad_outputs):
+        return numpy.full(self.shape, 3, numpy.float32),
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_backward_of_an_old_style_delegate(device):
+    x = _on(device, _arr(2))
+    phi = _OldStyleSend()(x * 2)
+    assert phi.shape == (0,)
+    phi.backward()
+    numpy.testing.assert_allclose(_host(x.grad), [6.0, 6.0])
+
+
+def test_mixed16_parameters_are_float16():
+    from cpuframe import initializers
+    with cpuframe.using_config('dtype', cpuframe.mixed16):
+        p = cpuframe.Parameter(initializers.Normal(), (3,))
+        assert p.dtype == numpy.float16 and p.array.dtype == numpy.float16
+        a = initializers.generate_array(initializers.Normal(), (2, 2), numpy)
+        assert a.dtype == numpy.float16
