@@ -8,6 +8,7 @@ its array unless backward needs it (Chainer's aggressive buffer release).
 import heapq
 import itertools
 import sys
+import warnings
 import weakref
 
 import numpy
@@ -418,7 +419,6 @@ class Variable:
         if self._grad_var is None:
             if self._array.size == 1:
                 if self._array.ndim != 0:
-                    import warnings
                     warnings.warn(
                         'Treating a variable with only one element as a '
                         'scalar in Variable.backward is deprecated (as in '
@@ -485,7 +485,6 @@ def backward(outputs, grad_outputs=None, *, enable_double_backprop=False):
         grad_outputs = []
         for y in outputs:
             if y._grad_var is None:
-                import warnings
                 warnings.warn(
                     'backward: an output has no grad (or is repeated); '
                     'backward sets no default gradient', RuntimeWarning,

@@ -583,9 +583,9 @@ def _floordiv(self, other):
 
 
 def _rfloordiv(self, other):
+    # ``other // self`` with ``other`` a scalar or an array (not a Variable).
     from cpuframe.functions.math.rounding import floor
-    return floor(other / self if isinstance(other, Variable)
-                 else self.__rtruediv__(other))
+    return floor(self.__rtruediv__(other))
 
 
 def _matmul_op(self, other):
