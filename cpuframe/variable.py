@@ -790,7 +790,7 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
             # Drop every reference to this step's gradients (the loop
             # variable too): a gradient the engine alone holds may be
             # overwritten in place by the node that consumes it.
-            gys = gxs = gx = None
+            gys = gxs = gx = grad_inputs = None
 
     if target_nodes is not None:
         for node in target_nodes:
