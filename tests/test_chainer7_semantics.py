@@ -650,3 +650,20 @@ def test_mixed16_parameters_are_float16():
         assert p.dtype == numpy.float16 and p.array.dtype == numpy.float16
         a = initializers.generate_array(initializers.Normal(), (2, 2), numpy)
         assert a.dtype == numpy.float16
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_check_backward_dtype_with_a_link_on_the_device(device):
+    import cpuframe.links as L
+    link = L.Linear(3, 2)
+    link.to_device(device)
+    W_before = _host(link.W).copy()
+    x = _arr(4, 3)
+    gradient_check.check_backward(
+        link, x, _arr(4, 2, seed=1), params=(link.W, link.b),
+        dtype=numpy.float64, atol=1e-3, rtol=1e-3)
+    assert link.W.dtype == numpy.float32
+    assert type(link.W.array) is type(link.b.array)
+    numpy.testing.assert_array_equal(_host(link.W), W_before)
+    if device == '@intel64':
+        assert intel64.is_native_array(link.W.array)
