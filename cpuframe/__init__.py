@@ -45,8 +45,8 @@ from cpuframe.variable import (
     Variable,
     VariableNode,
     as_array,
-    backward,
     as_variable,
+    backward,
 )
 
 _basic_math.install_variable_arithmetics()

@@ -535,13 +535,12 @@ def test_mdarray_placeholder_checks_native_tensors_before_load():
     assert out.returncode == 0, out.stderr
 
 
-# -- 8. attributes of function nodes ----------------------------------------------------
+# -- 8. attributes of function nodes ---------------------------------------------
 
 @pytest.mark.parametrize('route', ['never', 'always', 'device'])
 @pytest.mark.parametrize('cache_score', [True, False])
 def test_softmax_cross_entropy_exposes_y(route, cache_score):
-    from cpuframe.functions.loss.softmax_cross_entropy import \
-        SoftmaxCrossEntropy
+    from cpuframe.functions.loss.softmax_cross_entropy import SoftmaxCrossEntropy
     if route != 'never' and not _NATIVE:
         pytest.skip('oneDNN native module unavailable')
     x = _arr(8, 5, low=-3, high=3)
