@@ -30,6 +30,7 @@ from cpuframe.configuration import (
     force_backprop_mode,
     global_config,
     is_debug,
+    mixed16,
     no_backprop_mode,
     set_debug,
     using_config,
@@ -45,6 +46,7 @@ from cpuframe.variable import (
     VariableNode,
     as_array,
     as_variable,
+    backward,
 )
 
 _basic_math.install_variable_arithmetics()
@@ -81,7 +83,17 @@ def __getattr__(name):
     raise AttributeError("module 'cpuframe' has no attribute {!r}".format(name))
 
 
-def get_dtype(dtype=None):
-    """``dtype`` as a NumPy dtype, or ``config.dtype`` when None."""
+def get_dtype(dtype=None, map_mixed16=None):
+    """Resolve a dtype specifier, defaulting to ``config.dtype``.
+
+    ``dtype`` (when not None) is normalized by ``numpy.dtype``; otherwise
+    ``config.dtype`` is.  When the specifier is :data:`mixed16` and
+    ``map_mixed16`` is given, ``map_mixed16`` is used instead (mixed16
+    itself means float16).
+    """
     import numpy
-    return numpy.dtype(config.dtype if dtype is None else dtype)
+    if dtype is None:
+        dtype = config.dtype
+    if dtype is mixed16 and map_mixed16 is not None:
+        dtype = map_mixed16
+    return numpy.dtype(dtype)

@@ -25,12 +25,37 @@ def _validate(name, value):
         raise ValueError(
             'config.use_cudnn: expected one of {}, got {!r}'.format(
                 ', '.join(repr(v) for v in _USE_CUDNN_VALUES), value))
-    if name == 'dtype' and value is not None:
+    if name == 'dtype' and value is not None and value is not mixed16:
         dt = numpy.dtype(value)
         if dt.kind != 'f':
             raise ValueError(
                 'config.dtype: expected a floating point dtype, got '
                 '{!r}'.format(value))
+
+
+class _Mixed16:
+    """The ``mixed16`` dtype specifier (``chainer.mixed16``).
+
+    As ``config.dtype`` it asks for float16 computation with float32 where
+    precision matters (links ask ``get_dtype(map_mixed16=numpy.float32)``);
+    ``numpy.dtype(mixed16)`` is float16.
+    """
+
+    dtype = numpy.dtype(numpy.float16)
+
+    def __repr__(self):
+        return "dtype('mixed16')"
+
+    def __reduce__(self):
+        return 'mixed16'
+
+
+#: The mixed16 dtype specifier, for ``config.dtype``.
+mixed16 = _Mixed16()
+
+
+def _dtype_from_env(name):
+    return mixed16 if name == 'mixed16' else numpy.dtype(name)
 
 
 class GlobalConfig:
@@ -109,7 +134,7 @@ global_config.autotune = False
 global_config.keep_graph_on_report = _env_flag('KEEP_GRAPH_ON_REPORT', False)
 global_config.lazy_grad_sum = _env_flag('LAZY_GRAD_SUM', False)
 global_config.use_static_graph = True
-global_config.dtype = numpy.dtype(
+global_config.dtype = _dtype_from_env(
     os.environ.get('CPUFRAME_DTYPE', os.environ.get('CHAINER_DTYPE', 'float32')))
 global_config.in_recomputing = False
 global_config.schedule_func = None

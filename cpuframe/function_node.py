@@ -281,7 +281,15 @@ class FunctionNode:
 
     def backward_accumulate(self, target_input_indexes, grad_outputs,
                             grad_inputs):
-        """``backward`` plus the gradients already computed for the inputs."""
+        """``backward`` plus the gradients already computed for the inputs.
+
+        ``grad_inputs`` holds, per target input, the gradient accumulated
+        for it so far (a Variable, or None); the result is the total
+        gradient per target input.  The backward engine calls it instead of
+        ``backward`` when a subclass overrides it, so a node can fuse the
+        accumulation into its gradient computation.  The default adds the
+        result of ``backward`` to ``grad_inputs``.
+        """
         gxs = self.backward(target_input_indexes, grad_outputs)
         ret = []
         for gx, g_in in zip(gxs, grad_inputs):
@@ -298,8 +306,16 @@ class FunctionNode:
         # On the Intel64 device a zero gradient is an mdarray too.
         return device.send(device.xp.zeros(shape, dtype=dtype))
 
-    def _call_backward(self, targets, grad_outputs):
-        gxs = self.backward(targets, grad_outputs)
+    def _overrides_backward_accumulate(self):
+        return type(self).backward_accumulate is not \
+            FunctionNode.backward_accumulate
+
+    def _call_backward(self, targets, grad_outputs, grad_inputs=None):
+        if grad_inputs is None:
+            gxs = self.backward(targets, grad_outputs)
+        else:
+            gxs = self.backward_accumulate(targets, grad_outputs,
+                                           grad_inputs)
         if not isinstance(gxs, (tuple, list)):
             gxs = (gxs,)
         gxs = tuple(gxs)
@@ -360,7 +376,9 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
     """Gradients of ``outputs`` w.r.t. ``inputs``, leaving ``.grad`` untouched.
 
     Returns a list with one Variable (or None where no path exists) per
-    input.  ``grad_outputs`` defaults to ones for outputs of size 1.  Only
+    input.  A missing gradient of an output (``grad_outputs`` None, or a
+    None entry) is ones of the output's shape, as in Chainer 7, and only
+    such a default is multiplied by ``loss_scale``.  Only
     the part of the graph between the inputs and the outputs is walked.
     With ``enable_double_backprop=True`` the returned gradients are
     themselves differentiable.
@@ -383,15 +401,10 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
     seeds = []
     for y, gy in zip(outputs, grad_outputs):
         if gy is None:
-            if y.size != 1:
-                raise ValueError(
-                    'grad: grad_outputs is required for an output of shape '
-                    '{}'.format(y.shape))
-            gy = Variable(y.xp.ones_like(y.array), requires_grad=False)
+            fill = 1 if loss_scale is None else loss_scale
+            gy = Variable(y.xp.full_like(y.array, fill), requires_grad=False)
         elif not isinstance(gy, Variable):
             gy = Variable(gy, requires_grad=False)
-        if loss_scale is not None:
-            gy = gy * loss_scale
         seeds.append(gy)
     target_nodes = {x.node for x in inputs}
     results = _backprop([y.node for y in outputs], seeds, retain_grad,

@@ -8,7 +8,7 @@ gradient.  ``numerical_grad`` gives full numerical gradients.
 import numpy
 
 from cpuframe import backend
-from cpuframe.variable import Variable
+from cpuframe.variable import Variable, backward
 
 
 def _as_tuple(x):
@@ -104,7 +104,12 @@ class _Checker:
                 xs.append(None)
                 continue
             if ng:
-                xs.append(Variable(x.copy(), requires_grad=False))
+                arr = x.copy()
+                if directions is not None and self.dtype is not None and \
+                        x.dtype.kind == 'f':
+                    # Chainer: skipped float inputs share the dtype too.
+                    arr = arr.astype(self.dtype, copy=False)
+                xs.append(Variable(arr, requires_grad=False))
                 continue
             arr = x
             if directions is not None:
@@ -117,17 +122,19 @@ class _Checker:
             k += 1
         return xs
 
-    def _loss(self, ys, y_grad):
-        total = None
+    def _backward(self, ys, y_grad):
+        # Each output is seeded with its own gradient (in its own dtype):
+        # outputs of different dtypes are never summed together.
+        outs, seeds = [], []
         for y, gy in zip(ys, y_grad):
             if gy is None:
                 continue
-            term = _sum_all(y * Variable(gy.astype(y.dtype, copy=False),
-                                         requires_grad=False))
-            total = term if total is None else total + term
-        if total is None:
+            outs.append(y)
+            seeds.append(Variable(gy.astype(y.dtype, copy=False),
+                                  requires_grad=False))
+        if not outs:
             raise ValueError('check_backward: no output has a gradient')
-        return total
+        backward(outs, seeds)
 
     def run(self):
         for p in self.params:
@@ -136,7 +143,7 @@ class _Checker:
         ys = [y if isinstance(y, Variable) else Variable(y)
               for y in _as_tuple(self.func(*xs))]
         y_grad = self._y_grads(ys)
-        self._loss(ys, y_grad).backward()
+        self._backward(ys, y_grad)
         grads = []
         for x, ng in zip(xs, self.no_grads):
             if x is None:
@@ -179,14 +186,19 @@ class _Checker:
             float((numpy.asarray(backend.cpu_device.send(g), numpy.float64) *
                    d).sum()) for g, d in zip(grads, directions))
         n_x = len(grads) - len(self.params)
-        param_orig = [p.array.copy() for p in self.params]
+        param_arrays = [p.array for p in self.params]
+        param_orig = [a.copy() for a in param_arrays]
 
         def evaluate(scale):
             xs = self._inputs(directions[:n_x], scale)
             for p, o, d in zip(self.params, param_orig, directions[n_x:]):
                 xp = backend.get_array_module(o)
-                p.array[...] = (o.astype(numpy.float64) +
-                                scale * xp.asarray(d)).astype(o.dtype)
+                shifted = o.astype(numpy.float64) + scale * xp.asarray(d)
+                if self.dtype is None:
+                    p.array[...] = shifted.astype(o.dtype)
+                else:
+                    # ``dtype`` applies to the parameters too (Chainer 7).
+                    p.array = xp.asarray(shifted, dtype=self.dtype)
             ys = _as_tuple(self.func(*xs))
             total = 0.0
             for y, gy in zip(ys, y_grad):
@@ -202,7 +214,8 @@ class _Checker:
             numeric = (evaluate(self.eps) - evaluate(-self.eps)) / \
                 (2 * self.eps)
         finally:
-            for p, o in zip(self.params, param_orig):
+            for p, a, o in zip(self.params, param_arrays, param_orig):
+                p.array = a
                 p.array[...] = o
         if not numpy.isclose(analytic, numeric, atol=self.atol,
                              rtol=self.rtol):
@@ -211,11 +224,6 @@ class _Checker:
                 '{:.10g} differs from the numerical one {:.10g} '
                 '(atol={}, rtol={}, eps={})'.format(
                     analytic, numeric, self.atol, self.rtol, self.eps))
-
-
-def _sum_all(v):
-    from cpuframe.functions.math.sum import sum as sum_
-    return sum_(v)
 
 
 def check_backward(func, x_data, y_grad, params=(), eps=1e-3, atol=1e-5,
@@ -261,18 +269,29 @@ def check_double_backward(func, x_data, y_grad, x_grad_grad, params=(),
 
     def first_order(*args):
         from cpuframe.function_node import grad
+        from cpuframe.functions.array.cast import cast
         xs = args[:n_x]
         gys = args[n_x:]
         ys = _as_tuple(func(*xs))
-        loss = None
+        # Each output is seeded with its gradient in the output's dtype;
+        # outputs of different dtypes are never summed together.
+        outs, seeds = [], []
         for y, gy in zip(ys, gys):
             if gy is None:
                 continue
-            term = _sum_all(y * gy)
-            loss = term if loss is None else loss + term
+            if not isinstance(y, Variable):
+                y = Variable(y)
+            if gy.dtype != y.dtype:
+                gy = cast(gy, y.dtype)
+            outs.append(y)
+            seeds.append(gy)
+        if not outs:
+            raise ValueError('check_double_backward: no output has a '
+                             'gradient')
         inputs = [x for x, ng in zip(xs, first_order_no_grads)
                   if x is not None and not ng] + list(params)
-        gxs = grad([loss], inputs, enable_double_backprop=True)
+        gxs = grad(outs, inputs, grad_outputs=seeds,
+                   enable_double_backprop=True)
         # A zero gradient stays connected to the input so that the second
         # order check still sees a (zero) dependency.
         return tuple(g if g is not None else x * 0

@@ -386,9 +386,17 @@ class Variable:
         from cpuframe.functions.array.get_item import get_item
         return get_item(self, slices)
 
+    def item(self):
+        """The single element of the array as a Python scalar."""
+        arr = self._array
+        if not isinstance(arr, numpy.ndarray):
+            arr = backend.cpu_device.send(arr)
+        return arr.item()
+
     def mean(self, axis=None, *, weights=None, keepdims=False):
-        from cpuframe.functions.math.sum import mean
-        return mean(self, axis=axis, keepdims=keepdims)
+        """The (weighted) average over ``axis`` (Chainer: ``F.average``)."""
+        from cpuframe.functions.math.average import average
+        return average(self, axis=axis, weights=weights, keepdims=keepdims)
 
     def sum(self, axis=None, keepdims=False):
         from cpuframe.functions.math.sum import sum as sum_
@@ -400,9 +408,12 @@ class Variable:
         """Compute gradients of this variable w.r.t. every leaf of its graph.
 
         When ``grad`` is unset and the array has one element, the initial
-        gradient is one.  Gradients of leaves are accumulated into their
-        ``grad``; those of intermediate variables are kept only with
-        ``retain_grad=True``.  ``enable_double_backprop=True`` records the
+        gradient is one; an empty array (a model-parallel "delegate"
+        variable) starts from an empty gradient, so the functions behind it
+        still run their backward.  Gradients of leaves are accumulated into
+        their ``grad``; those of intermediate variables, and this variable's
+        own ``grad``, are cleared (as in Chainer) unless ``retain_grad=True``
+        keeps them.  ``enable_double_backprop=True`` records the
         backward computation itself so it can be differentiated again.
         ``loss_scale`` multiplies the initial gradient (optimizers divide it
         back out of the parameter gradients).
@@ -410,35 +421,94 @@ class Variable:
         if self.creator_node is None:
             return
         if self._grad_var is None:
-            if self._array.size != 1:
+            if self._array.size == 1:
+                if self._array.ndim != 0:
+                    warnings.warn(
+                        'Treating a variable with only one element as a '
+                        'scalar in Variable.backward is deprecated (as in '
+                        'Chainer 7): a scalar variable is 0-dimensional; '
+                        'apply F.squeeze, or set .grad explicitly',
+                        DeprecationWarning, stacklevel=2)
+                self.grad = self.xp.ones_like(self._array)
+            elif self._array.size == 0:
+                self.grad = self.xp.zeros_like(self._array)
+            else:
                 raise ValueError(
                     'Variable.backward: the initial gradient is only implied '
                     'for a variable of size 1; set .grad for a variable of '
                     'shape {}'.format(self.shape))
-            self.grad = self.xp.ones_like(self._array)
         gy = self._grad_var
+        # Chainer clears the output's gradient; retain_grad sets it again.
+        self._grad_var = None
         if loss_scale is not None:
             gy = Variable(self.xp.asarray(gy.array * loss_scale,
                                           dtype=gy.dtype),
                           requires_grad=False)
         leaf_grads = _backprop([self._node], [gy], retain_grad,
                                enable_double_backprop)
-        given = set()
-        for node, g in leaf_grads.items():
-            var = node.get_variable_or_none()
-            if var is None or g is None:
-                continue
-            var._loss_scale = loss_scale
-            if var._grad_var is None:
-                # Each leaf owns a writeable gradient: the engine may hand the
-                # same array (or a read-only broadcast view) to several leaves.
-                if id(g.array) in given or not _is_writeable(g.array):
-                    g = _copy_grad(g, enable_double_backprop)
-                var._grad_var = g
-            else:
-                var._grad_var = _add_grads([var._grad_var, g],
-                                           enable_double_backprop)
-            given.add(id(var._grad_var.array))
+        _set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop)
+
+
+def _set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop):
+    """Accumulate the engine's leaf gradients into the leaves' ``grad``."""
+    given = set()
+    for node, g in leaf_grads.items():
+        var = node.get_variable_or_none()
+        if var is None or g is None:
+            continue
+        var._loss_scale = loss_scale
+        if var._grad_var is None:
+            # Each leaf owns a writeable gradient: the engine may hand the
+            # same array (or a read-only broadcast view) to several leaves.
+            if id(g.array) in given or not _is_writeable(g.array):
+                g = _copy_grad(g, enable_double_backprop)
+            var._grad_var = g
+        else:
+            var._grad_var = _add_grads([var._grad_var, g],
+                                       enable_double_backprop)
+        given.add(id(var._grad_var.array))
+
+
+def backward(outputs, grad_outputs=None, *, enable_double_backprop=False):
+    """Backprop from several outputs at once (Chainer's ``chainer.backward``).
+
+    ``grad_outputs`` gives one gradient (Variable, array or None) per
+    output; None there skips that output.  Without ``grad_outputs`` each
+    output's ``grad_var`` is used and cleared (no default of ones: an output
+    without a gradient warns ``RuntimeWarning`` and is skipped).  Gradients
+    of the leaves are accumulated into their ``grad``.
+    """
+    if not isinstance(outputs, (tuple, list)):
+        raise TypeError('backward: expected outputs as a tuple or list of '
+                        'Variables, got {}'.format(type(outputs).__name__))
+    for y in outputs:
+        if not isinstance(y, Variable):
+            raise TypeError('backward: expected Variables, got {}'.format(
+                type(y).__name__))
+    if grad_outputs is None:
+        grad_outputs = []
+        for y in outputs:
+            if y._grad_var is None:
+                warnings.warn(
+                    'backward: an output has no grad (or is repeated); '
+                    'backward sets no default gradient', RuntimeWarning,
+                    stacklevel=2)
+            grad_outputs.append(y._grad_var)
+            y._grad_var = None
+    elif not isinstance(grad_outputs, (tuple, list)) or \
+            len(grad_outputs) != len(outputs):
+        raise ValueError('backward: expected one grad_output per output')
+    nodes, seeds = [], []
+    for y, gy in zip(outputs, grad_outputs):
+        if gy is None:
+            continue
+        if not isinstance(gy, Variable):
+            _check_array(gy, 'backward: grad_outputs')
+            gy = Variable(gy, requires_grad=False)
+        nodes.append(y.node)
+        seeds.append(gy)
+    leaf_grads = _backprop(nodes, seeds, False, enable_double_backprop)
+    _set_leaf_grads(leaf_grads, None, enable_double_backprop)
 
 
 class Parameter(Variable):
@@ -747,8 +817,19 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     hook.backward_preprocess(func, in_data, out_grad)
             if func.accepts_donated_grads and not enable_double_backprop:
                 func._donated_grad_outputs = _donated(gys)
+            grad_inputs = None
+            if func._overrides_backward_accumulate():
+                # The node adds the gradients its inputs already have (as
+                # Chainer's backward_accumulate): hand them over, once each.
+                grad_inputs = []
+                for i in targets:
+                    gs = grads.pop(func.inputs[i], None)
+                    grad_inputs.append(
+                        None if not gs else
+                        _add_grads(gs, enable_double_backprop))
+                grad_inputs = tuple(grad_inputs)
             try:
-                gxs = func._call_backward(targets, gys)
+                gxs = func._call_backward(targets, gys, grad_inputs)
             finally:
                 func._donated_grad_outputs = None
             if hooks:
@@ -764,7 +845,7 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
             # Drop every reference to this step's gradients (the loop
             # variable too): a gradient the engine alone holds may be
             # overwritten in place by the node that consumes it.
-            gys = gxs = gx = None
+            gys = gxs = gx = grad_inputs = None
 
     if target_nodes is not None:
         for node in target_nodes:

@@ -26,7 +26,18 @@ def _count_devices():
 
 available = _count_devices() > 0
 cudnn_enabled = False
-ndarray = cupy.ndarray if cupy is not None else None
+if cupy is not None:
+    ndarray = cupy.ndarray
+else:
+    class ndarray:
+        """Stands for ``cupy.ndarray`` without CuPy: nothing is an instance.
+
+        As in Chainer, ``isinstance(x, cuda.ndarray)`` is then False rather
+        than a ``TypeError``; making one raises the reason CUDA is unusable.
+        """
+
+        def __new__(cls, *args, **kwargs):
+            check_cuda_available()
 
 
 def check_cuda_available():

@@ -92,13 +92,55 @@ _DEFER = os.environ.get('CPUFRAME_INTEL64_DEFER', '1') != '0'
 _CLAIM_REFS = False
 
 
-class _NotLoaded:
+def _is_native_tensor_type(cls):
+    return cls.__name__ == 'Tensor' and cls.__module__ == 'cpuframe._dnnl'
+
+
+class _LazyTensorType(type):
+    """Metaclass of the ``mdarray`` placeholder: defers to the native type.
+
+    ``isinstance(x, intel64.mdarray)`` works before the backend's first use
+    (as Chainer's always-present ``intel64.mdarray`` class does) without
+    loading the native module for the common case of a non-native ``x``;
+    attributes and calls load it and delegate to ``cpuframe._dnnl.Tensor``.
+    """
+
+    def __instancecheck__(cls, instance):
+        return cls.__subclasscheck__(type(instance))
+
+    def __subclasscheck__(cls, subclass):
+        if subclass is cls:
+            return True
+        if _dnnl is None:
+            if not any(_is_native_tensor_type(c)
+                       for c in getattr(subclass, '__mro__', ())):
+                return False
+            _install()
+        return _dnnl is not None and issubclass(subclass, _dnnl.Tensor)
+
+    def _native_type(cls):
+        mod = native()
+        if mod is None:
+            check_ideep_available()
+        return mod.Tensor
+
+    def __getattr__(cls, name):
+        if name.startswith('__'):
+            raise AttributeError(name)
+        return getattr(cls._native_type(), name)
+
+    def __call__(cls, *args, **kwargs):
+        return cls._native_type()(*args, **kwargs)
+
+
+class _NotLoaded(metaclass=_LazyTensorType):
     """Stands for ``mdarray`` until the native module is loaded."""
 
 
 #: The array type of the Intel64 device (``cpuframe._dnnl.Tensor`` once the
-#: native module is loaded).  Read it as ``intel64.mdarray``, not by
-#: ``from ... import mdarray``: it is bound on first use of the backend.
+#: native module is loaded).  Before the backend's first use it is a
+#: placeholder class that ``isinstance`` checks and attribute reads defer
+#: to the native type, so it can be used (and imported) at any time.
 mdarray = _NotLoaded
 _dnnl = None
 
@@ -213,13 +255,9 @@ def should_use_ideep(level):
 
 def is_native_array(array):
     """True for arrays of the Intel64 device's native tensor type (mdarray)."""
-    if isinstance(array, mdarray):
-        return True
-    if mdarray is _NotLoaded and type(array).__name__ == 'Tensor' and \
-            type(array).__module__ == 'cpuframe._dnnl':
-        _install()
-        return True
-    return False
+    # Before the first use, the placeholder's check loads the module when
+    # ``array`` is a native tensor made by someone importing it directly.
+    return isinstance(array, mdarray)
 
 
 def may_defer(inputs):

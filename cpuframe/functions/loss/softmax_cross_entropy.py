@@ -89,6 +89,26 @@ class SoftmaxCrossEntropy(FunctionNode):
         self._y = None
         self._coeff = None
         self._lse = None  # the rows' log-sum-exp, from the intel64 route
+        self._x_scores = None  # x of the intel64 route, for ``y``
+        self._y_scores = None
+
+    @property
+    def y(self):
+        """The softmax of the scores after forward (Chainer's ``y``).
+
+        Kept when ``cache_score`` is True (None otherwise, or before
+        forward).  The oneDNN route keeps only the rows' log-sum-exp, so
+        there ``y`` is computed on first read.
+        """
+        if self._y is not None:
+            return self._y
+        if self._y_scores is None and self.cache_score and \
+                self._lse is not None and self._x_scores is not None:
+            x = intel64.to_numpy(self._x_scores)
+            lse = numpy.asarray(intel64.to_numpy(self._lse)).reshape(-1, 1)
+            self._y_scores = utils.force_array(numpy.exp(x - lse), x.dtype)
+            self._x_scores = None
+        return self._y_scores
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 't'))
@@ -162,6 +182,8 @@ class SoftmaxCrossEntropy(FunctionNode):
         labels = numpy.where(valid, t, -1).astype(numpy.int64)
         loss_rows, self._lse = intel64.native().softmax_cross_entropy_forward(
             x, labels)
+        if self.cache_score:
+            self._x_scores = x
         self._labels_i64 = labels
         return self._reduced(numpy, x, -loss_rows, valid)
 

@@ -2,9 +2,12 @@
 
 Binary operations broadcast their operands as NumPy does (as Chainer 7
 does); backward sums gradients back to each operand's shape.  A Python or
-NumPy scalar operand is a constant cast to the Variable's dtype; an array
-operand is a constant of the same dtype.
+NumPy scalar operand is a constant cast to the Variable's dtype; so is an
+array operand (``Variable(float32) + float64_array`` is float32, as in
+Chainer).  Two Variables must share their dtype.
 """
+import warnings
+
 import numpy
 
 from cpuframe import backend, utils
@@ -38,9 +41,10 @@ def _check_rhs(lhs, rhs, op):
         return rhs
     if backend.is_array(rhs):
         if rhs.dtype != lhs.dtype:
-            raise TypeError(
-                '{}: expected an array operand of dtype {} (the Variable\'s), '
-                'got {}'.format(op, lhs.dtype, rhs.dtype))
+            # Chainer casts an array constant to the Variable's dtype.
+            if intel64.is_native_array(rhs):
+                rhs = intel64.to_numpy(rhs)
+            rhs = rhs.astype(lhs.dtype, copy=False)
         return Variable(rhs, requires_grad=False)
     if numpy.isscalar(rhs) and not isinstance(rhs, (str, bytes)):
         return lhs.dtype.type(rhs)
@@ -479,18 +483,50 @@ def _matmul(a, b, transa, transb):
     return MatMul(transa, transb).apply((a, b))[0]
 
 
+def _matmul_operands(a, b):
+    """Variables of ``a`` and ``b`` in their common float dtype.
+
+    As Chainer's MatMul, operands of different float dtypes multiply in
+    NumPy's result dtype; each gradient comes back in its operand's dtype
+    (through ``cast``).  Non-float operands are left for the type check.
+    """
+    from cpuframe.functions.array.cast import cast
+    a = a if isinstance(a, Variable) else Variable(a, requires_grad=False)
+    b = b if isinstance(b, Variable) else Variable(b, requires_grad=False)
+    if a.dtype != b.dtype and a.dtype.kind == 'f' and b.dtype.kind == 'f':
+        dtype = numpy.result_type(a.dtype, b.dtype)
+        if a.dtype != dtype:
+            a = cast(a, dtype)
+        if b.dtype != dtype:
+            b = cast(b, dtype)
+    return a, b
+
+
 def matmul(a, b, transa=False, transb=False):
     """Matrix product of ``a`` and ``b`` (NumPy's matmul semantics).
 
-    1-D operands are vectors; operands with more than two dimensions are
-    stacks of matrices in their last two axes, broadcast against each
-    other.  ``transa``/``transb`` transpose the last two axes first.
+    ``a`` and ``b`` are Variables or arrays of float dtypes (different
+    float dtypes multiply in NumPy's result dtype).  1-D operands are
+    vectors (``transa``/``transb`` do nothing to them); operands with more
+    than two dimensions are stacks of matrices in their last two axes,
+    broadcast against each other; a 0-D operand scales the other.
+    ``transa``/``transb`` transpose the last two axes first.
 
     >>> a = np.ones((2, 3), np.float32); b = np.ones((3, 4), np.float32)
     >>> F.matmul(a, b).shape
     (2, 4)
     """
     from cpuframe.functions.array.reshape import reshape
+    a, b = _matmul_operands(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        if a.dtype.kind != 'f' or b.dtype.kind != 'f':
+            raise type_check.InvalidType(
+                'a.dtype.kind == b.dtype.kind == f',
+                '{}, {}'.format(a.dtype, b.dtype),
+                msg='Invalid operation is performed in: MatMul (Forward)\n\n'
+                    'Expect: a.dtype.kind == b.dtype.kind == f\n'
+                    'Actual: {}, {}'.format(a.dtype, b.dtype))
+        return a * b
     a_vec = a.ndim == 1
     b_vec = b.ndim == 1
     if a_vec:
@@ -510,8 +546,14 @@ def matmul(a, b, transa=False, transb=False):
 
 
 def batch_matmul(a, b, transa=False, transb=False):
-    """Batched matrix product of 3-D (or 2-D as batches of column vectors)."""
+    """Batched matrix product of 3-D (or 2-D as batches of column vectors).
+
+    .. deprecated:: Chainer v3
+       Use :func:`matmul` (it warns ``DeprecationWarning``, as Chainer 7).
+    """
     from cpuframe.functions.array.reshape import reshape
+    warnings.warn('batch_matmul is deprecated. Use matmul instead.',
+                  DeprecationWarning, stacklevel=2)
     if a.ndim == 2:
         a = reshape(a, a.shape + (1,))
     if b.ndim == 2:
@@ -532,6 +574,18 @@ def _binary(node_cls, const_cls, reflected_const_cls=None, name=''):
             return node_cls().apply((rhs, self))[0]
         return reflected_const_cls(rhs).apply((self,))[0]
     return method, rmethod
+
+
+def _floordiv(self, other):
+    # Chainer 7: floor(self / other), a constant (floor has no gradient).
+    from cpuframe.functions.math.rounding import floor
+    return floor(self / other)
+
+
+def _rfloordiv(self, other):
+    # ``other // self`` with ``other`` a scalar or an array (not a Variable).
+    from cpuframe.functions.math.rounding import floor
+    return floor(self.__rtruediv__(other))
 
 
 def _matmul_op(self, other):
@@ -573,6 +627,8 @@ def install_variable_arithmetics():
     Variable.__rtruediv__ = rdiv
     Variable.__pow__ = pow_
     Variable.__rpow__ = rpow
+    Variable.__floordiv__ = _floordiv
+    Variable.__rfloordiv__ = _rfloordiv
     Variable.__matmul__ = _matmul_op
     Variable.__rmatmul__ = _rmatmul_op
 
