@@ -142,6 +142,18 @@ class BackendConfig:
             parts.append('{}_{}'.format(key, str(value).replace(':', '_')))
         return '__'.join(parts)
 
+    def _class_suffix(self):
+        """The non-default settings, for generated class names."""
+        parts = []
+        for key, default in self._props:
+            value = getattr(self, key)
+            if value == default or (key == 'cuda_device' and value == 0):
+                continue
+            value = {True: 'true', False: 'false'}.get(value, value) \
+                if isinstance(value, bool) else value
+            parts.append('{}_{}'.format(key, str(value).replace(':', '_')))
+        return '__'.join(parts) or 'numpy'
+
     def get_pytest_marks(self):
         """The ``attr`` decorators a test of this configuration needs."""
         marks = []
@@ -195,7 +207,8 @@ def inject_backend_tests(method_names, params):
         params (list of dict): one ``BackendConfig`` parameter dict per
             configuration.
 
-    Each generated class ``<Class>_<config>`` runs the methods with its
+    Each generated class ``<Class>__<non-default settings>`` (e.g.
+    ``TestFoo__use_ideep_always``; ``TestFoo__numpy`` for ``{}``) runs the methods with its
     ``BackendConfig``; GPU, cuDNN, ChainerX and iDeep configurations carry
     the matching ``attr`` marks (and skip where they cannot run).  Stacks
     with ``parameterize``.
@@ -218,12 +231,12 @@ def inject_backend_tests(method_names, params):
                             base.__name__, name))
         seen = set()
         for config in configs:
-            name = '{}__{}'.format(base.__name__, config.get_func_str())
+            name = '{}__{}'.format(base.__name__, config._class_suffix())
             suffix = 1
             while name in seen:
                 suffix += 1
                 name = '{}__{}_{}'.format(base.__name__,
-                                          config.get_func_str(), suffix)
+                                          config._class_suffix(), suffix)
             seen.add(name)
             marks = config.get_pytest_marks()
 
