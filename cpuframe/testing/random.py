@@ -77,31 +77,59 @@ def generate_seed():
     return int(numpy.random.randint(0xffffffff))
 
 
+def _takes_argument(function):
+    """Whether a set-up/tear-down method takes an argument after self
+    (pytest passes ``method`` to ``setup_method`` only when it does, judging
+    by the argument count)."""
+    code = getattr(function, '__code__', None)
+    return code is not None and code.co_argcount >= 2
+
+
 def _wrap_setup(cls, name):
     original = getattr(cls, name, None)
 
-    @functools.wraps(original or (lambda self: None))
-    def setup(self, *args, **kwargs):
+    def run(self, args):
         _setup_random()
         if original is not None:
             try:
-                original(self, *args, **kwargs)
+                original(self, *args)
             except BaseException:
                 _teardown_random()
                 raise
+
+    if _takes_argument(original) or (original is None and
+                                     name == 'setup_method'):
+        def setup(self, method):
+            run(self, (method,) if original is not None else ())
+    else:
+        def setup(self):
+            run(self, ())
+    if original is not None:
+        functools.update_wrapper(setup, original)
+        del setup.__wrapped__
     setattr(cls, name, setup)
 
 
 def _wrap_teardown(cls, name):
     original = getattr(cls, name, None)
 
-    @functools.wraps(original or (lambda self: None))
-    def teardown(self, *args, **kwargs):
+    def run(self, args):
         try:
             if original is not None:
-                original(self, *args, **kwargs)
+                original(self, *args)
         finally:
             _teardown_random()
+
+    if _takes_argument(original) or (original is None and
+                                     name == 'teardown_method'):
+        def teardown(self, method):
+            run(self, (method,) if original is not None else ())
+    else:
+        def teardown(self):
+            run(self, ())
+    if original is not None:
+        functools.update_wrapper(teardown, original)
+        del teardown.__wrapped__
     setattr(cls, name, teardown)
 
 
