@@ -30,5 +30,5 @@ def generate_matrix(shape, dtype=float, **kwargs):
     if dtype.kind == 'c':
         a = a + 1j * numpy.random.standard_normal(shape)
     u, _, vh = numpy.linalg.svd(a, full_matrices=False)
-    sv = numpy.broadcast_to(s, u.shape[:-1])
+    sv = numpy.broadcast_to(s, u.shape[:-2] + (u.shape[-1],))
     return numpy.einsum('...ik,...k,...kj->...ij', u, sv, vh).astype(dtype)
