@@ -208,10 +208,10 @@ def inject_backend_tests(method_names, params):
             configuration.
 
     Each generated class ``<Class>__<non-default settings>`` (e.g.
-    ``TestFoo__use_ideep_always``; ``TestFoo__numpy`` for ``{}``) runs the methods with its
-    ``BackendConfig``; GPU, cuDNN, ChainerX and iDeep configurations carry
-    the matching ``attr`` marks (and skip where they cannot run).  Stacks
-    with ``parameterize``.
+    ``TestFoo__use_ideep_always``; ``TestFoo__numpy`` for ``{}``) runs the
+    methods with its ``BackendConfig``; GPU, cuDNN, ChainerX and iDeep
+    configurations carry the matching ``attr`` marks (and skip where they
+    cannot run).  Stacks with ``parameterize``.
     """
     if not (method_names is None or isinstance(method_names, list)):
         raise TypeError('inject_backend_tests: method_names must be None or '

@@ -189,7 +189,7 @@ def _nondifferentiable(evaluate, arrays, perturb, eps, rng):
             rng.choice([-1.0, 1.0], size=b.shape) if p and b is not None
             else None for b, p in zip(base, perturb)]
 
-        def at(k):
+        def at(k, directions=directions):
             shifted = []
             for a, b, d in zip(arrays, base, directions):
                 if d is None:
@@ -217,6 +217,14 @@ def _nondifferentiable(evaluate, arrays, perturb, eps, rng):
             if numpy.any(numpy.abs(left - right) > bound):
                 return True
     return False
+
+
+def _check_options(numerical_grad_dtype, options):
+    """Keyword arguments of a gradient check: ``dtype`` is
+    ``numerical_grad_dtype`` unless the options name one."""
+    opts = {'dtype': numerical_grad_dtype}
+    opts.update(options)
+    return opts
 
 
 def _dodging(check_point, run_check, error_cls):
@@ -538,15 +546,16 @@ class FunctionTestBase:
                             'double backward is not implemented correctly'):
                         gradient_check.check_double_backward(
                             f, inputs, grad_outputs, grad_grad_inputs,
-                            dtype=self.numerical_grad_dtype,
-                            **self.check_double_backward_options)
+                            **_check_options(
+                                self.numerical_grad_dtype,
+                                self.check_double_backward_options))
             else:
                 with FunctionTestError.raise_if_fail(
                         'backward is not implemented correctly'):
                     gradient_check.check_backward(
                         f, inputs, grad_outputs,
-                        dtype=self.numerical_grad_dtype,
-                        **self.check_backward_options)
+                        **_check_options(self.numerical_grad_dtype,
+                                         self.check_backward_options))
 
         _dodging(point, check, FunctionTestError)
 
@@ -808,8 +817,8 @@ class LinkTestCase(_LinkTestBase, unittest.TestCase):
                     'backward is not implemented correctly'):
                 gradient_check.check_backward(
                     f, inputs + param_arrays, grad_outputs,
-                    dtype=self.numerical_grad_dtype,
-                    **self.check_backward_options)
+                    **_check_options(self.numerical_grad_dtype,
+                                     self.check_backward_options))
 
         _dodging(point, check, LinkTestError)
 

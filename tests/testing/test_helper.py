@@ -63,15 +63,15 @@ def test_with_requires_skips():
 
 def test_assert_warns():
     with testing.assert_warns(DeprecationWarning):
-        warnings.warn('x', DeprecationWarning)
+        warnings.warn('x', DeprecationWarning, stacklevel=1)
     with pytest.raises(AssertionError, match='DeprecationWarning not '
                        'triggered'):
         with testing.assert_warns(DeprecationWarning):
-            warnings.warn('x', UserWarning)
+            warnings.warn('x', UserWarning, stacklevel=1)
     # Even a warning already shown once is caught again.
     for _ in range(2):
         with testing.assert_warns(RuntimeWarning):
-            warnings.warn('again', RuntimeWarning)
+            warnings.warn('again', RuntimeWarning, stacklevel=1)
 
 
 def test_patch_wraps_the_original():
