@@ -169,3 +169,14 @@ def test_z_injected_tests_ran():
     assert {s[1] for s in _seen if s[0] == 'unittest'} <= {'never', 'always'}
     assert {(s[1], s[2]) for s in _seen if s[0] == 'stacked'} <= {
         (1, 'never'), (1, 'always'), (2, 'never'), (2, 'always')}
+
+
+@testing.parameterize({'k': 1}, {'k': 2})
+@testing.inject_backend_tests(None, [{}, {'use_ideep': 'always'}])
+class TestStackedPlainWithFixture:
+
+    def test_fixture_and_config(self, backend_config, tmp_path):
+        # pytest still provides fixtures after the backend argument.
+        assert tmp_path.is_dir()
+        assert isinstance(backend_config, testing.BackendConfig)
+        assert self.k in (1, 2)

@@ -6,6 +6,7 @@ import unittest
 import numpy
 import pytest
 
+import cpuframe
 import cpuframe.functions as F
 import cpuframe.links as L
 from cpuframe import backend, initializers, testing
@@ -353,3 +354,57 @@ def test_injected_classes_exist():
     configs = {getattr(module, n)._backend_config.get_func_str()
                for n in names}
     assert len(configs) == 3
+
+
+@testing.inject_backend_tests(None, BACKENDS)
+class TestSelectItemWithIntegerInput(testing.FunctionTestCase):
+    """An integer input: no gradient for it, none of its double gradient."""
+
+    def setUp(self):
+        self.check_backward_options = {'atol': 1e-3, 'rtol': 1e-3}
+        self.check_double_backward_options = {'atol': 1e-3, 'rtol': 1e-3}
+
+    def generate_inputs(self):
+        x = numpy.random.uniform(-1, 1, (4, 3)).astype(numpy.float32)
+        t = numpy.array([0, 2, 1, 2], numpy.int32)
+        return x, t
+
+    def forward(self, inputs, device):
+        x, t = inputs
+        assert not t.requires_grad
+        return F.select_item(x, t) * F.select_item(x, t),
+
+    def forward_expected(self, inputs):
+        x, t = inputs
+        return x[numpy.arange(4), t] ** 2,
+
+
+class _SquareWithConstantGrad(cpuframe.FunctionNode):
+    """Square whose backward treats x as a constant: first-order gradients
+    are right, second-order ones are not."""
+
+    def forward(self, inputs):
+        x, = inputs
+        self.retain_inputs((0,))
+        return x * x,
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return grad_outputs[0] * (2.0 * x.array),
+
+
+class _BrokenDoubleBackward(_Sabotaged, testing.FunctionTestCase):
+    def forward(self, inputs, device):
+        return _SquareWithConstantGrad().apply(inputs)
+
+    def forward_expected(self, inputs):
+        x, = inputs
+        return x * x,
+
+
+def test_wrong_double_backward_fails():
+    _run(_BrokenDoubleBackward, 'test_forward')
+    _run(_BrokenDoubleBackward, 'test_backward')
+    with pytest.raises(testing.FunctionTestError,
+                       match='double backward is not implemented correctly'):
+        _run(_BrokenDoubleBackward, 'test_double_backward')
