@@ -3,11 +3,12 @@ import pytest
 
 import cpuframe
 import cpuframe.functions as F
-from cpuframe import gradient_check
+from cpuframe import testing
 from cpuframe.utils import type_check
 
 DTYPES = [numpy.float32, numpy.float64]
 SLOPES = [0.2, 0.0, -0.3, 1.5]
+BACKENDS = [{}, {'use_ideep': 'always'}, {'use_cuda': True}]
 
 
 def _tols(dtype):
@@ -16,8 +17,8 @@ def _tols(dtype):
     return {}
 
 
-def _input(shape, dtype, seed=0):
-    x = numpy.random.RandomState(seed).uniform(-1, 1, shape)
+def _input(shape, dtype):
+    x = numpy.random.uniform(-1, 1, shape)
     x[numpy.abs(x) < 0.1] = -0.5
     return x.astype(dtype)
 
@@ -27,37 +28,35 @@ def _expected(x, slope):
     return numpy.array(flat).reshape(x.shape)
 
 
-@pytest.mark.parametrize('dtype', DTYPES)
-@pytest.mark.parametrize('slope', SLOPES)
-@pytest.mark.parametrize('shape', [(3, 4), ()])
-def test_forward(dtype, slope, shape):
-    x = _input(shape, dtype)
-    y = F.leaky_relu(x, slope=slope)
-    assert y.dtype == dtype and y.shape == shape
-    numpy.testing.assert_allclose(y.array, _expected(x, slope), rtol=1e-6)
-
-
 def test_default_slope():
     y = F.leaky_relu(numpy.array([-1.0, 1.0]))
     numpy.testing.assert_allclose(y.array, [-0.2, 1.0])
 
 
-@pytest.mark.parametrize('dtype', DTYPES)
-@pytest.mark.parametrize('slope', SLOPES)
-def test_backward(dtype, slope):
-    x = _input((3, 4), dtype)
-    gy = numpy.random.RandomState(1).uniform(-1, 1, x.shape).astype(dtype)
-    gradient_check.check_backward(lambda x: F.leaky_relu(x, slope), x, gy,
-                                  **_tols(dtype))
+@testing.fix_random()
+@testing.parameterize(*testing.product({
+    'dtype': DTYPES,
+    'slope': SLOPES,
+    'shape': [(3, 4), ()],
+}))
+@testing.inject_backend_tests(None, BACKENDS)
+class TestLeakyReLU(testing.FunctionTestCase):
 
+    def setUp(self):
+        self.check_forward_options = {'atol': 0, 'rtol': 1e-6}
+        self.check_backward_options = _tols(self.dtype)
+        self.check_double_backward_options = _tols(self.dtype)
 
-@pytest.mark.parametrize('slope', SLOPES)
-def test_double_backward(slope):
-    rng = numpy.random.RandomState(2)
-    x = _input((3, 4), numpy.float64)
-    gy, ggx = rng.uniform(-1, 1, (2, 3, 4))
-    gradient_check.check_double_backward(
-        lambda x: F.leaky_relu(x, slope), x, gy, ggx)
+    def generate_inputs(self):
+        return _input(self.shape, self.dtype),
+
+    def forward(self, inputs, device):
+        x, = inputs
+        return F.leaky_relu(x, slope=self.slope),
+
+    def forward_expected(self, inputs):
+        x, = inputs
+        return _expected(x, self.slope).astype(self.dtype),
 
 
 def test_zero_slope_gradient_is_zero_on_the_negative_side():

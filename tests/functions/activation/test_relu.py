@@ -3,11 +3,13 @@ import pytest
 
 import cpuframe
 import cpuframe.functions as F
-from cpuframe import gradient_check
+from cpuframe import testing
+from cpuframe.backend import Intel64Device
 from cpuframe.functions.activation.relu import ReLUGrad
 from cpuframe.utils import type_check
 
 DTYPES = [numpy.float32, numpy.float64]
+BACKENDS = [{}, {'use_ideep': 'always'}, {'use_cuda': True}]
 
 
 def _tols(dtype):
@@ -16,40 +18,39 @@ def _tols(dtype):
     return {}
 
 
-def _input(shape, dtype, seed=0):
-    x = numpy.random.RandomState(seed).uniform(-1, 1, shape)
+def _input(shape, dtype):
+    x = numpy.random.uniform(-1, 1, shape)
     x[numpy.abs(x) < 0.1] = 0.5  # away from the kink at 0
     return x.astype(dtype)
 
 
-@pytest.mark.parametrize('dtype', DTYPES)
-@pytest.mark.parametrize('shape', [(3, 4), (), (2, 0), (2, 3, 2)])
-def test_forward(dtype, shape):
-    x = _input(shape, dtype)
-    y = F.relu(x)
-    assert isinstance(y.array, numpy.ndarray)
-    assert y.dtype == dtype and y.shape == shape
-    expected = numpy.array([v if v > 0 else 0 for v in x.ravel()],
-                           dtype).reshape(shape)
-    numpy.testing.assert_array_equal(y.array, expected)
+@testing.fix_random()
+@testing.parameterize(*testing.product({
+    'dtype': DTYPES,
+    'shape': [(3, 4), (), (2, 0), (2, 3, 2)],
+}))
+@testing.inject_backend_tests(None, BACKENDS)
+class TestReLU(testing.FunctionTestCase):
 
+    def setUp(self):
+        self.check_forward_options = {'atol': 0, 'rtol': 0}
+        self.check_backward_options = _tols(self.dtype)
+        self.check_double_backward_options = _tols(self.dtype)
 
-@pytest.mark.parametrize('dtype', DTYPES)
-@pytest.mark.parametrize('shape', [(3, 4), ()])
-def test_backward(dtype, shape):
-    rng = numpy.random.RandomState(1)
-    gy = rng.uniform(-1, 1, shape).astype(dtype)
-    gradient_check.check_backward(F.relu, _input(shape, dtype), gy,
-                                  **_tols(dtype))
+    def generate_inputs(self):
+        return _input(self.shape, self.dtype),
 
+    def forward(self, inputs, device):
+        x, = inputs
+        y = F.relu(x)
+        if device.xp is numpy and not isinstance(device, Intel64Device):
+            assert isinstance(y.array, numpy.ndarray)
+        return y,
 
-@pytest.mark.parametrize('dtype', DTYPES)
-def test_double_backward(dtype):
-    rng = numpy.random.RandomState(2)
-    x = _input((3, 4), dtype)
-    gy = rng.uniform(-1, 1, x.shape).astype(dtype)
-    ggx = rng.uniform(-1, 1, x.shape).astype(dtype)
-    gradient_check.check_double_backward(F.relu, x, gy, ggx, **_tols(dtype))
+    def forward_expected(self, inputs):
+        x, = inputs
+        return numpy.array([v if v > 0 else 0 for v in x.ravel()],
+                           self.dtype).reshape(self.shape),
 
 
 def test_backward_is_relu_grad_of_the_output():

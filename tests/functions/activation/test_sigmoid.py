@@ -3,11 +3,13 @@ import pytest
 
 import cpuframe
 import cpuframe.functions as F
-from cpuframe import gradient_check
+from cpuframe import gradient_check, testing
+from cpuframe.backend import Intel64Device
 from cpuframe.functions.activation.sigmoid import SigmoidGrad
 from cpuframe.utils import type_check
 
 DTYPES = [numpy.float32, numpy.float64]
+BACKENDS = [{}, {'use_ideep': 'always'}, {'use_cuda': True}]
 
 
 def _sigmoid(x):
@@ -21,16 +23,6 @@ def _tols(dtype):
 
 
 @pytest.mark.parametrize('dtype', DTYPES)
-@pytest.mark.parametrize('shape', [(3, 2), (), (2, 0)])
-def test_forward(dtype, shape):
-    x = numpy.random.RandomState(0).uniform(-3, 3, shape).astype(dtype)
-    y = F.sigmoid(cpuframe.Variable(x))
-    assert isinstance(y.array, numpy.ndarray)
-    assert y.dtype == dtype and y.shape == shape
-    numpy.testing.assert_allclose(y.array, _sigmoid(x), rtol=1e-6)
-
-
-@pytest.mark.parametrize('dtype', DTYPES)
 def test_forward_saturates_without_overflow(dtype):
     x = numpy.array([-1000.0, -50.0, 0.0, 50.0, 1000.0], dtype)
     with numpy.errstate(all='raise'):
@@ -38,26 +30,35 @@ def test_forward_saturates_without_overflow(dtype):
     numpy.testing.assert_allclose(y, [0.0, 0.0, 0.5, 1.0, 1.0], atol=1e-7)
 
 
-@pytest.mark.parametrize('dtype', DTYPES)
-@pytest.mark.parametrize('shape', [(3, 2), ()])
-def test_backward(dtype, shape):
-    rng = numpy.random.RandomState(1)
-    x = rng.uniform(-2, 2, shape).astype(dtype)
-    gy = rng.uniform(-1, 1, shape).astype(dtype)
-    gradient_check.check_backward(F.sigmoid, x, gy, **_tols(dtype))
+@testing.fix_random()
+@testing.parameterize(*testing.product({
+    'dtype': DTYPES,
+    'shape': [(3, 2), (), (2, 0)],
+}))
+@testing.inject_backend_tests(None, BACKENDS)
+class TestSigmoid(testing.FunctionTestCase):
+
+    def setUp(self):
+        self.check_forward_options = {'atol': 0, 'rtol': 1e-6}
+        self.check_backward_options = _tols(self.dtype)
+        self.check_double_backward_options = _tols(self.dtype)
+
+    def generate_inputs(self):
+        return numpy.random.uniform(-2, 2, self.shape).astype(self.dtype),
+
+    def forward(self, inputs, device):
+        x, = inputs
+        y = F.sigmoid(x)
+        if device.xp is numpy and not isinstance(device, Intel64Device):
+            assert isinstance(y.array, numpy.ndarray)
+        return y,
+
+    def forward_expected(self, inputs):
+        x, = inputs
+        return numpy.asarray(_sigmoid(x)).astype(self.dtype),
 
 
-@pytest.mark.parametrize('dtype', DTYPES)
-@pytest.mark.parametrize('shape', [(3, 2), ()])
-def test_double_backward(dtype, shape):
-    rng = numpy.random.RandomState(2)
-    x = rng.uniform(-2, 2, shape).astype(dtype)
-    gy = rng.uniform(-1, 1, shape).astype(dtype)
-    ggx = rng.uniform(-1, 1, shape).astype(dtype)
-    gradient_check.check_double_backward(F.sigmoid, x, gy, ggx, **_tols(dtype))
-
-
-def test_tanh_grad_double_backward():
+def test_sigmoid_grad_double_backward():
     # SigmoidGrad's own backward (third-order terms) against numerics.
     rng = numpy.random.RandomState(3)
     y = rng.uniform(0.05, 0.95, (4,))
