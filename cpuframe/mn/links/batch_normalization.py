@@ -6,6 +6,7 @@ import numpy
 
 from cpuframe import configuration, initializers, link, variable
 from cpuframe.functions.normalization.batch_normalization import (
+    batch_normalization,
     fixed_batch_normalization,
 )
 from cpuframe.mn.functions.batch_normalization import (
@@ -119,6 +120,11 @@ class MultiNodeBatchNormalization(link.Link):
                 decay = 1.0 - 1.0 / self.N
             else:
                 decay = self.decay
+            if self.comm.size == 1:
+                # One rank: exactly BatchNormalization (same kernels).
+                return batch_normalization(
+                    x, gamma, beta, eps=self.eps, running_mean=self.avg_mean,
+                    running_var=self.avg_var, decay=decay)
             func = MultiNodeBatchNormalizationFunction(
                 self.comm, self.eps, self.avg_mean, self.avg_var, decay)
             return func.apply((x, gamma, beta))[0]
