@@ -9,9 +9,11 @@ import cpuframe
 import cpuframe.functions as F
 import cpuframe.links as L
 from cpuframe import mn, optimizers
+from cpuframe.backends import intel64
 from _mn_model_testing import needs_ranks
 
 D = 5
+DEVICES = ['@numpy'] + (['@intel64'] if intel64.is_ideep_available() else [])
 
 
 class _Stage(cpuframe.Chain):
@@ -50,18 +52,25 @@ def _pipeline(comm, sizes):
     return model, stage
 
 
+def _host(a):
+    return numpy.asarray(intel64.to_numpy(a) if intel64.is_native_array(a)
+                         else a)
+
+
 def _assert_grads(stage, ref_stage, rtol=1e-5):
     for name in ('W', 'b'):
-        numpy.testing.assert_allclose(getattr(stage.l, name).grad,
+        numpy.testing.assert_allclose(_host(getattr(stage.l, name).grad),
                                       getattr(ref_stage.l, name).grad,
                                       rtol=rtol, atol=1e-6)
 
 
-def test_pipeline_over_every_rank_matches_one_process(comm):
+@pytest.mark.parametrize('device', DEVICES)
+def test_pipeline_over_every_rank_matches_one_process(comm, device):
     needs_ranks(comm, 2)
     n, r = comm.size, comm.rank
     sizes = [D] + [4 + i for i in range(n - 1)] + [3]
     model, stage = _pipeline(comm, sizes)
+    model.to_device(device)
     x, t = _data(0)
     y = model(x)
     if r == n - 1:
@@ -78,7 +87,8 @@ def test_pipeline_over_every_rank_matches_one_process(comm):
     ref_loss = F.softmax_cross_entropy(h, t)
     ref_loss.backward()
     if r == n - 1:
-        numpy.testing.assert_allclose(loss.array, ref_loss.array, rtol=1e-6)
+        numpy.testing.assert_allclose(_host(loss.array), ref_loss.array,
+                                      rtol=1e-6)
     _assert_grads(stage, refs[r])
 
 
