@@ -180,3 +180,22 @@ def test_float16_moves(comm):
         assert y.dtype == numpy.float16
         numpy.testing.assert_array_equal(y.array,
                                          _x(i).astype(numpy.float16))
+
+
+def test_backward_runs_where_no_input_needs_a_gradient(comm):
+    """Rank 0's input is a constant array: its backward still takes part
+    in the collective, so the other ranks get their gradients."""
+    n, r = comm.size, comm.rank
+    x0 = _x(r)
+    x = x0 if r == 0 else cpuframe.Variable(x0.copy())
+    ys = mnf.allgather(comm, x)
+    F.sum(F.stack(ys) * 2).backward()
+    if r != 0:
+        numpy.testing.assert_allclose(x.grad, numpy.full(x0.shape, 2.0 * n))
+    ys = mnf.gather(comm, x, root=0)
+    if r == 0:
+        sum(F.sum(y * (i + 1)) for i, y in enumerate(ys)).backward()
+    else:
+        x.cleargrad()
+        ys.backward()
+        numpy.testing.assert_allclose(x.grad, numpy.full(x0.shape, r + 1.0))

@@ -2,10 +2,11 @@
 allgather and alltoall.
 
 Every rank must call the same function in the same order (they are MPI
-collectives), forward and backward: each backward is a collective too.
+collectives), forward and backward: each backward is a collective too, and
+runs on a rank when the outputs there get a gradient (a dummy input keeps
+it in the graph where no real input requires a gradient, as ChainerMN's
+dummy variables do).  Gradients cross ranks as constants (first order).
 """
-import numpy
-
 from cpuframe.function_node import FunctionNode
 from cpuframe.mn.functions import _util
 from cpuframe.variable import Variable
@@ -29,111 +30,116 @@ def _sum(arrays):
     return total
 
 
-class AllGather(FunctionNode):
-    """Every rank gets every rank's ``x``; backward sums the gradients each
-    rank holds for this rank's ``x`` (an all-to-all, then a sum)."""
-
-    def __init__(self, comm, device):
-        self.comm = comm
-        self._device = device
-
-    def forward(self, inputs):
-        x, = inputs
-        return tuple(self.comm.allgather(x))
-
-    def backward(self, indexes, grad_outputs):
-        gys = tuple(_host(g.array) for g in grad_outputs)
-        gxs = self.comm.alltoall(gys)
-        return _const(_sum(gxs), self._device),
-
-
-class AllToAll(FunctionNode):
-    """Input ``i`` goes to rank ``i``; output ``j`` came from rank ``j``.
-    Backward sends each output's gradient back where it came from."""
+class _Collective(FunctionNode):
+    """A collective whose last input is a dummy that requires a gradient:
+    its backward (a collective too) then runs on every rank whose outputs
+    get a gradient, even where no real input needs one."""
 
     def __init__(self, comm, devices):
         self.comm = comm
         self._devices = devices
 
     def forward(self, inputs):
-        return tuple(self.comm.alltoall(tuple(inputs)))
+        return self._forward(inputs[:-1])
 
     def backward(self, indexes, grad_outputs):
-        gys = tuple(_host(g.array) for g in grad_outputs)
-        gxs = self.comm.alltoall(gys)
-        return tuple(_const(gxs[i], self._devices[i]) for i in indexes)
+        gxs = self._backward(tuple(_host(g.array) for g in grad_outputs))
+        return tuple(None if i == len(self._devices) or gxs[i] is None else
+                     _const(gxs[i], self._devices[i]) for i in indexes)
 
 
-class Bcast(FunctionNode):
-    """The root's ``x`` on every rank (the input of other ranks is a dummy).
+class AllGather(_Collective):
+    """Every rank gets every rank's ``x``; backward sums the gradients each
+    rank holds for this rank's ``x`` (an all-to-all, then a sum)."""
+
+    def _forward(self, inputs):
+        x, = inputs
+        return tuple(self.comm.allgather(x))
+
+    def _backward(self, gys):
+        return _sum(self.comm.alltoall(gys)),
+
+
+class AllToAll(_Collective):
+    """Input ``i`` goes to rank ``i``; output ``j`` came from rank ``j``.
+    Backward sends each output's gradient back where it came from."""
+
+    def _forward(self, inputs):
+        return tuple(self.comm.alltoall(tuple(inputs)))
+
+    def _backward(self, gys):
+        return self.comm.alltoall(gys)
+
+
+class Bcast(_Collective):
+    """The root's ``x`` on every rank (other ranks have no real input).
     Backward gathers the gradients to the root and sums them."""
 
-    def __init__(self, comm, root, device):
-        self.comm = comm
+    def __init__(self, comm, root, devices):
+        super().__init__(comm, devices)
         self.root = root
-        self._device = device
 
-    def forward(self, inputs):
-        self._input_meta = (inputs[0].shape, inputs[0].dtype)
+    def _forward(self, inputs):
         x = inputs[0] if self.comm.rank == self.root else None
         return self.comm.bcast(x, root=self.root),
 
-    def backward(self, indexes, grad_outputs):
-        gy, = grad_outputs
-        gys = self.comm.gather(_host(gy.array), root=self.root)
+    def _backward(self, gys):
+        gy, = gys
+        gathered = self.comm.gather(gy, root=self.root)
         if self.comm.rank == self.root:
-            return _const(_sum(gys), self._device),
-        return _const(numpy.zeros(*self._input_meta)),
+            return _sum(gathered),
+        return ()
 
 
-class Gather(FunctionNode):
+class Gather(_Collective):
     """Every rank's ``x`` on the root (a tuple of ``size`` outputs); other
     ranks get an empty delegate variable.  Backward scatters the root's
     gradients back."""
 
-    def __init__(self, comm, root, device):
-        self.comm = comm
+    def __init__(self, comm, root, devices):
+        super().__init__(comm, devices)
         self.root = root
-        self._device = device
 
-    def forward(self, inputs):
+    def _forward(self, inputs):
         x, = inputs
         ys = self.comm.gather(x, root=self.root)
         if self.comm.rank == self.root:
             return tuple(ys)
         return _util.empty_like_dummy(),
 
-    def backward(self, indexes, grad_outputs):
+    def _backward(self, gys):
         if self.comm.rank == self.root:
-            gx = self.comm.scatter(tuple(_host(g.array) for g in
-                                         grad_outputs), root=self.root)
-        else:
-            gx = self.comm.scatter(None, root=self.root)
-        return _const(gx, self._device),
+            return self.comm.scatter(gys, root=self.root),
+        return self.comm.scatter(None, root=self.root),
 
 
-class Scatter(FunctionNode):
-    """The root's input ``i`` to rank ``i`` (other ranks' input is a dummy).
-    Backward gathers the gradients back to the root."""
+class Scatter(_Collective):
+    """The root's input ``i`` to rank ``i`` (other ranks have no real
+    input).  Backward gathers the gradients back to the root."""
 
     def __init__(self, comm, root, devices):
-        self.comm = comm
+        super().__init__(comm, devices)
         self.root = root
-        self._devices = devices
 
-    def forward(self, inputs):
-        self._input_meta = [(x.shape, x.dtype) for x in inputs]
+    def _forward(self, inputs):
         if self.comm.rank == self.root:
             return self.comm.scatter(tuple(inputs), root=self.root),
         return self.comm.scatter(None, root=self.root),
 
-    def backward(self, indexes, grad_outputs):
-        gy, = grad_outputs
-        gxs = self.comm.gather(_host(gy.array), root=self.root)
+    def _backward(self, gys):
+        gy, = gys
+        gathered = self.comm.gather(gy, root=self.root)
         if self.comm.rank == self.root:
-            return tuple(_const(gxs[i], self._devices[i]) for i in indexes)
-        return tuple(_const(numpy.zeros(*self._input_meta[i]))
-                     for i in indexes)
+            return tuple(gathered)
+        return ()
+
+
+def _apply(node, xs):
+    return node.apply(tuple(xs) + (_util.dummy_variable(),))
+
+
+def _devices(xs):
+    return [_util.device_of(x) for x in xs]
 
 
 def allgather(comm, x):
@@ -150,7 +156,7 @@ def allgather(comm, x):
         tuple of ~cpuframe.Variable: ``comm.size`` Variables, rank ``i``'s
         ``x`` at index ``i``.
     """
-    return AllGather(comm, _util.device_of(x)).apply((x,))
+    return _apply(AllGather(comm, _devices([x])), [x])
 
 
 def alltoall(comm, xs):
@@ -168,7 +174,7 @@ def alltoall(comm, xs):
         tuple of ~cpuframe.Variable: element ``j`` came from rank ``j``.
     """
     # A wrong length raises on every rank in the collective (no rank waits).
-    return AllToAll(comm, [_util.device_of(x) for x in xs]).apply(tuple(xs))
+    return _apply(AllToAll(comm, _devices(xs)), xs)
 
 
 def bcast(comm, x, root=0):
@@ -186,8 +192,8 @@ def bcast(comm, x, root=0):
         ~cpuframe.Variable: the broadcast value.
     """
     if comm.rank == root:
-        return Bcast(comm, root, _util.device_of(x)).apply((x,))[0]
-    return Bcast(comm, root, None).apply((_util.dummy_variable(),))[0]
+        return _apply(Bcast(comm, root, _devices([x])), [x])[0]
+    return _apply(Bcast(comm, root, []), [])[0]
 
 
 def gather(comm, x, root=0):
@@ -205,7 +211,7 @@ def gather(comm, x, root=0):
         On the root a tuple of ``comm.size`` Variables (rank ``i``'s ``x`` at
         index ``i``); elsewhere an empty delegate variable.
     """
-    ys = Gather(comm, root, _util.device_of(x)).apply((x,))
+    ys = _apply(Gather(comm, root, _devices([x])), [x])
     if comm.rank == root:
         return ys
     return _util.as_delegate(ys[0])
@@ -229,6 +235,5 @@ def scatter(comm, xs, root=0):
         if not xs:
             comm.scatter(None, root=root)   # raises here and on every rank
         # A wrong length raises on every rank in the collective.
-        return Scatter(comm, root, [_util.device_of(x) for x in xs]).apply(
-            tuple(xs))[0]
-    return Scatter(comm, root, None).apply((_util.dummy_variable(),))[0]
+        return _apply(Scatter(comm, root, _devices(xs)), xs)[0]
+    return _apply(Scatter(comm, root, []), [])[0]

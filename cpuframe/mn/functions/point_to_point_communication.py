@@ -2,10 +2,17 @@
 
 ``send`` returns an empty *delegate variable*; backward through it receives
 the gradient from the peer.  ``recv`` returns the received Variables;
-backward through them sends their gradients to the peer.  Gradients flow
-through as constants (a first-order backward): the received gradient is
-not itself differentiable across ranks.
+backward through them sends their gradients to the peer.
+
+Double backpropagation: each rank's own part of the graph is recorded as
+usual (``enable_double_backprop=True``, ``cpuframe.grad``), so e.g. a rank
+may penalize the gradient of its local loss and backpropagate the result
+through ``recv`` to the peers.  What crosses ranks in a backward is a
+constant, as in ChainerMN (whose send/recv are first-order Functions): a
+gradient received from a peer is not differentiated again across ranks.
 """
+import numpy
+
 from cpuframe.function_node import FunctionNode
 from cpuframe.mn.functions import _util
 from cpuframe.variable import Variable
@@ -84,8 +91,7 @@ class Recv(FunctionNode):
         gys = tuple(_host(g.array) for g in grad_outputs)
         self.comm.send(gys[0] if len(gys) == 1 else gys, self.peer_rank,
                        self.peer_tag)
-        xp = _util.numpy
-        return tuple(Variable(xp.zeros(*self._input_meta[i]),
+        return tuple(Variable(numpy.zeros(*self._input_meta[i]),
                               requires_grad=False) for i in indexes)
 
 
@@ -150,8 +156,6 @@ def recv(communicator, rank, delegate_variable=None, tag=0,
     _check_peer('recv', communicator, rank)
     if delegate_variable is None:
         delegate_variable = _util.dummy_variable()
-    else:
-        delegate_variable.name = 'delegate_variable'
     ys = Recv(communicator, rank, tag).apply((delegate_variable,))
     if len(ys) == 1 and not force_tuple:
         return ys[0]
