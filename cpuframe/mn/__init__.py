@@ -5,12 +5,11 @@
 Launch with ``mpiexec -n N python train.py``.  mpi4py is imported on first
 use (``pip install 'cpuframe[mpi]'``).
 """
-from cpuframe.mn import communicators, optimizers
+from cpuframe.mn import communicators, functions, links, optimizers
 from cpuframe.mn.communicators import CommunicatorBase, create_communicator
+from cpuframe.mn.links import MultiNodeChainList
 from cpuframe.mn.optimizers import create_multi_node_optimizer
-# Model parallelism and multi-node batch normalization (mn-model).
-from cpuframe.mn import functions, links  # NOQA
-from cpuframe.mn.links import MultiNodeChainList  # NOQA
 
-__all__ = ['CommunicatorBase', 'communicators', 'create_communicator',
-           'create_multi_node_optimizer', 'optimizers']
+__all__ = ['CommunicatorBase', 'MultiNodeChainList', 'communicators',
+           'create_communicator', 'create_multi_node_optimizer', 'functions',
+           'links', 'optimizers']

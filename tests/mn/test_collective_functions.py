@@ -4,11 +4,11 @@ objective computed across the ranks).  Every rank's loss is weighted by a
 rank-dependent factor, so a wrong routing of gradients shows."""
 import numpy
 import pytest
+from _mn_model_testing import global_sum, numerical_grad_across
 
 import cpuframe
 import cpuframe.functions as F
 from cpuframe.mn import functions as mnf
-from _mn_model_testing import global_sum, numerical_grad_across
 
 DT = numpy.float64
 

@@ -4,13 +4,13 @@ in one process (the reference is built on every rank from the same
 seeds), and trains to an accuracy."""
 import numpy
 import pytest
+from _mn_model_testing import needs_ranks
 
 import cpuframe
 import cpuframe.functions as F
 import cpuframe.links as L
 from cpuframe import mn, optimizers
 from cpuframe.backends import intel64
-from _mn_model_testing import needs_ranks
 
 D = 5
 DEVICES = ['@numpy'] + (['@intel64'] if intel64.is_ideep_available() else [])
@@ -220,12 +220,12 @@ def test_tuples_self_sends_and_several_ranks(comm):
     ref.backward()
     if comm.rank == 0:
         numpy.testing.assert_allclose(y.array, ref.array, rtol=1e-5)
-        for (n1, a), (n2, b) in zip(sorted(two.namedparams()),
+        for (n1, a), (_, b) in zip(sorted(two.namedparams()),
                                     sorted(rtwo.namedparams())):
             numpy.testing.assert_allclose(a.grad, b.grad, rtol=1e-4,
                                           atol=1e-5, err_msg=n1)
     else:
-        for (n1, a), (n2, b) in zip(sorted(pair.namedparams()),
+        for (n1, a), (_, b) in zip(sorted(pair.namedparams()),
                                     sorted(rpair.namedparams())):
             numpy.testing.assert_allclose(a.grad, b.grad, rtol=1e-4,
                                           atol=1e-5, err_msg=n1)
@@ -268,7 +268,7 @@ def test_model_parallel_training_reaches_accuracy(comm):
     opt.setup(model)
     x, t = _clusters(0, 240)
     xt, tt = _clusters(1, 120)
-    for epoch in range(15):
+    for _epoch in range(15):
         for i in range(0, len(x), 40):
             model.cleargrads()
             y = model(x[i:i + 40])

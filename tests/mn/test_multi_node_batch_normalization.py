@@ -6,6 +6,7 @@ of the mean loss) and running statistics.  On one rank it is exactly
 BatchNormalization."""
 import numpy
 import pytest
+from _mn_model_testing import global_sum, numerical_grad_across
 
 import cpuframe
 import cpuframe.functions as F
@@ -15,7 +16,6 @@ from cpuframe.backends import intel64
 from cpuframe.mn.functions.batch_normalization import (
     multi_node_batch_normalization,
 )
-from _mn_model_testing import global_sum, numerical_grad_across
 
 DEVICES = ['@numpy'] + (['@intel64'] if intel64.is_ideep_available() else [])
 C = 3
@@ -223,7 +223,7 @@ def test_create_mnbn_model(comm):
     numpy.testing.assert_array_equal(mnnet.bn1.avg_mean, 0.25)
     names = sorted(n for n, _ in net.namedparams())
     assert sorted(n for n, _ in mnnet.namedparams()) == names
-    for (n1, p1), (n2, p2) in zip(sorted(net.namedparams()),
+    for (_, p1), (_, p2) in zip(sorted(net.namedparams()),
                                   sorted(mnnet.namedparams())):
         numpy.testing.assert_array_equal(p1.array, p2.array)
         assert p1 is not p2

@@ -4,12 +4,12 @@ objective computed across the ranks and against the same computation in
 one process."""
 import numpy
 import pytest
+from _mn_model_testing import global_sum, needs_ranks, numerical_grad_across
 
 import cpuframe
 import cpuframe.functions as F
 from cpuframe import mn
 from cpuframe.mn import functions as mnf
-from _mn_model_testing import global_sum, needs_ranks, numerical_grad_across
 
 DT = numpy.float64
 
