@@ -239,6 +239,15 @@ def test_add_link_checks(comm):
     # A whole model on one rank is a plain chain.
     x = numpy.ones((1, 2), numpy.float32)
     numpy.testing.assert_array_equal(model(x).array, model[0](x).array)
+    # A deep copy shares the communicator and copies the parameters.
+    import copy
+    clone = copy.deepcopy(model)
+    assert clone._comm is comm
+    assert clone[0].l.W is not model[0].l.W
+    numpy.testing.assert_array_equal(clone(x).array, model(x).array)
+    rnn = mn.links.create_multi_node_n_step_rnn(L.NStepGRU(1, 2, 2, 0.0),
+                                                comm)
+    assert copy.deepcopy(rnn).communicator is comm
 
 
 def test_self_send_without_receive_is_an_error(comm):

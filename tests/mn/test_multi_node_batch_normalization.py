@@ -149,6 +149,18 @@ def test_gradients_match_central_differences(comm):
                                   rtol=1e-5, atol=1e-8)
 
 
+def test_double_backprop_is_refused(comm):
+    if comm.size == 1:
+        pytest.skip('on one rank it is BatchNormalization (double '
+                    'backprop supported)')
+    x = cpuframe.Variable(_local_batch(0, comm.rank)[0])
+    link = mn.links.MultiNodeBatchNormalization(C, comm)
+    y = link(x)
+    gx, = cpuframe.grad([F.sum(y * y)], [x], enable_double_backprop=True)
+    with pytest.raises(NotImplementedError, match='double'):
+        F.sum(gx * gx).backward()
+
+
 def test_finetune_averages_the_batches(comm):
     n = comm.size
     mnbn = mn.links.MultiNodeBatchNormalization(C, comm)

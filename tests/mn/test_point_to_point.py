@@ -157,8 +157,10 @@ def test_gradient_penalty_through_recv(comm):
 
     def rank1_objective(h, w):
         loss = F.sum(F.tanh(F.matmul(h, w)) ** 2)
-        gw, = cpuframe.grad([loss], [w], enable_double_backprop=True)
-        return loss + F.sum(gw * gw)
+        # Penalties on the gradients w.r.t. the local weight and w.r.t. the
+        # received input: both differentiate local functions twice.
+        gw, gh = cpuframe.grad([loss], [w, h], enable_double_backprop=True)
+        return loss + F.sum(gw * gw) + F.sum(gh * gh)
 
     def run(x, w):
         if comm.rank == 0:
@@ -183,6 +185,23 @@ def test_gradient_penalty_through_recv(comm):
         numpy.testing.assert_allclose(x.grad, num[0], rtol=1e-5, atol=1e-8)
     elif comm.rank == 1:
         numpy.testing.assert_allclose(w.grad, num[0], rtol=1e-5, atol=1e-8)
+
+
+def test_enable_double_backprop_through_send_recv(comm):
+    """Backward recording its own graph runs through send/recv and gives
+    the first-order gradients (what crosses ranks is a constant)."""
+    needs_ranks(comm, 2)
+    x0, w1, c0 = _arrays(0, (3, 4), (4, 2), (3, 2))
+    grads = []
+    for double in (False, True):
+        x = cpuframe.Variable(x0.copy())
+        w = cpuframe.Variable(w1.copy())
+        out = _round_trip(comm, x, w, c0)
+        if out is not None:
+            out.backward(enable_double_backprop=double)
+        grads.append({0: x.grad, 1: w.grad}.get(comm.rank))
+    if comm.rank < 2:
+        numpy.testing.assert_array_equal(grads[0], grads[1])
 
 
 def test_pseudo_connect(comm):

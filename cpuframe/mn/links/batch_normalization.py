@@ -1,7 +1,5 @@
 """``MultiNodeBatchNormalization``: batch normalization over every rank's
 batch."""
-import copy
-
 import numpy
 
 from cpuframe import configuration, initializers, link, variable
@@ -12,6 +10,7 @@ from cpuframe.functions.normalization.batch_normalization import (
 from cpuframe.mn.functions.batch_normalization import (
     MultiNodeBatchNormalizationFunction,
 )
+from cpuframe.mn.links._util import deepcopy_sharing
 
 _BACKENDS = ('mpi', 'nccl', 'auto')
 
@@ -139,15 +138,4 @@ class MultiNodeBatchNormalization(link.Link):
 
     def __deepcopy__(self, memo):
         # The communicator is shared, never copied.
-        comm = self.comm
-        self.__dict__['comm'] = None
-        try:
-            cls = type(self)
-            new = cls.__new__(cls)
-            memo[id(self)] = new
-            for key, value in self.__dict__.items():
-                new.__dict__[key] = copy.deepcopy(value, memo)
-        finally:
-            self.__dict__['comm'] = comm
-        new.__dict__['comm'] = comm
-        return new
+        return deepcopy_sharing(self, memo, 'comm')

@@ -4,6 +4,7 @@ import collections
 from cpuframe.link import ChainList
 from cpuframe.mn.functions import point_to_point_communication as _p2p
 from cpuframe.mn.functions.pseudo_connect import pseudo_connect
+from cpuframe.mn.links._util import deepcopy_sharing
 
 
 def _as_tuple(x):
@@ -51,6 +52,10 @@ class MultiNodeChainList(ChainList):
         super().__init__()
         self._comm = comm
         self._rank_inouts = []
+
+    def __deepcopy__(self, memo):
+        # The communicator is shared, never copied.
+        return deepcopy_sharing(self, memo, '_comm')
 
     def add_link(self, link, rank_in=None, rank_out=None):
         """Add a component.

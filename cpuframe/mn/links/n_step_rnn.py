@@ -2,6 +2,7 @@
 from cpuframe.link import Chain
 from cpuframe.mn.functions import point_to_point_communication as _p2p
 from cpuframe.mn.functions.pseudo_connect import pseudo_connect
+from cpuframe.mn.links._util import deepcopy_sharing
 
 
 class _MultiNodeNStepRNN(Chain):
@@ -17,6 +18,10 @@ class _MultiNodeNStepRNN(Chain):
         self.rank_in = rank_in
         self.rank_out = rank_out
         self.n_cells = link.n_cells
+
+    def __deepcopy__(self, memo):
+        # The communicator is shared, never copied.
+        return deepcopy_sharing(self, memo, 'communicator')
 
     def forward(self, *inputs):
         comm = self.communicator
