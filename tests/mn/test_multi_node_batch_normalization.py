@@ -246,3 +246,53 @@ def test_create_mnbn_model(comm):
     y = mnnet(parts[comm.rank]).array
     numpy.testing.assert_allclose(y, y_ref[3 * comm.rank:3 * comm.rank + 3],
                                   rtol=1e-4, atol=1e-5)
+
+
+def _bn_mlp():
+    rng = numpy.random.RandomState(3)
+    model = cpuframe.Sequential(L.Linear(6, 8), L.BatchNormalization(8),
+                                F.relu, L.Linear(8, 3))
+    for p in model.params():
+        p.array[...] = rng.uniform(-0.5, 0.5, p.shape).astype(p.dtype)
+    return model
+
+
+def _flat(model):
+    arrays = [p.array for _, p in sorted(model.namedparams())]
+    arrays += [model[1].avg_mean, model[1].avg_var]
+    return numpy.concatenate([_host(a).ravel() for a in arrays])
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_data_parallel_training_is_large_batch_training(comm, device):
+    """create_mnbn_model + the multi-node optimizer on b samples per rank
+    train as BatchNormalization in one process on the N*b samples."""
+    from cpuframe import optimizers
+    per_rank, steps = 3, 4
+    n = per_rank * comm.size
+
+    def batch(step):
+        rng = numpy.random.RandomState(50 + step)
+        return (rng.standard_normal((n, 6)).astype(numpy.float32) + step,
+                rng.randint(0, 3, n).astype(numpy.int32))
+
+    def loss(model, x, t):
+        return F.softmax_cross_entropy(model(x), t)
+
+    model = mn.links.create_mnbn_model(_bn_mlp(), comm).to_device(device)
+    opt = mn.create_multi_node_optimizer(
+        optimizers.MomentumSGD(lr=0.1), comm).setup(model)
+    lo, hi = comm.rank * per_rank, (comm.rank + 1) * per_rank
+    for step in range(steps + 1):
+        x, t = batch(step)
+        opt.update(loss, model, x[lo:hi], t[lo:hi])
+    ref = _bn_mlp().to_device(device)
+    ref_opt = optimizers.MomentumSGD(lr=0.1).setup(ref)
+    x, t = batch(0)
+    loss(ref, x, t)            # the first multi-node update does not step
+    for step in range(1, steps + 1):
+        x, t = batch(step)
+        ref_opt.update(loss, ref, x, t)
+    numpy.testing.assert_allclose(_flat(model), _flat(ref), rtol=1e-4,
+                                  atol=1e-5)
+    assert numpy.abs(_flat(model) - _flat(_bn_mlp())).max() > 1e-2
