@@ -338,3 +338,55 @@ def test_multi_node_n_step_lstm(comm):
 def test_n_step_rnn_needs_an_rnn_link(comm):
     with pytest.raises(ValueError, match='NStepRNN'):
         mn.links.create_multi_node_n_step_rnn(L.Linear(2, 2), comm)
+
+
+def test_chainermn_style_trainer_script(comm):
+    """ChainerMN's model-parallel MNIST example, shrunk: rank 0 trains
+    Classifier(Model0) (first and last MLP), rank 1 trains Model1 (the
+    middle MLP) whose call returns a delegate variable the updater
+    backpropagates from; each rank has its own optimizer and Trainer."""
+    from cpuframe import iterators, training
+    needs_ranks(comm, 2)
+
+    class MLP(cpuframe.Chain):
+        def __init__(self, n_in, n_out, seed):
+            super().__init__()
+            with self.init_scope():
+                self.l = _Stage(seed, n_in, n_out).l
+
+        def forward(self, x):
+            return F.relu(self.l(x))
+
+    class Model0(mn.MultiNodeChainList):
+        def __init__(self, comm):
+            super().__init__(comm)
+            self.add_link(MLP(10, 16, 1), rank_in=None, rank_out=1)
+            self.add_link(_Stage(3, 16, 3, last=True), rank_in=1,
+                          rank_out=None)
+
+    class Model1(mn.MultiNodeChainList):
+        def __init__(self, comm):
+            super().__init__(comm)
+            self.add_link(MLP(16, 16, 2), rank_in=0, rank_out=0)
+
+    if comm.rank > 1:
+        return
+    x, t = _clusters(0, 200)
+    xt, tt = _clusters(1, 100)
+    model = L.Classifier(Model0(comm)) if comm.rank == 0 else Model1(comm)
+    opt = optimizers.Adam(alpha=0.01).setup(model)
+    # Both ranks walk the same batches in the same order (rank 1's model
+    # ignores their values).
+    it = iterators.SerialIterator(list(zip(x, t)), 25, shuffle=False)
+    trainer = training.Trainer(training.StandardUpdater(it, opt),
+                               (12, 'epoch'))
+    trainer.run()
+    with cpuframe.using_config('train', False), \
+            cpuframe.no_backprop_mode():
+        if comm.rank == 0:
+            acc = float(F.accuracy(model.predictor(xt), tt).array)
+            comm.send_obj(acc, 1)
+        else:
+            model()
+            acc = comm.recv_obj(0)       # ranks 0 and 1 both check it
+    assert acc >= 0.9, acc
