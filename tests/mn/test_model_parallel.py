@@ -99,7 +99,8 @@ class _Round(cpuframe.Chain):
             self.a, self.b = a, b
 
 
-def test_round_trip_output_on_rank_0(comm):
+@pytest.mark.parametrize('device', DEVICES)
+def test_round_trip_output_on_rank_0(comm, device):
     """ChainerMN's split-MLP example: rank 0 runs A, rank 1 runs M on A's
     output and sends back, rank 0 runs B on it and has the output."""
     needs_ranks(comm, 2)
@@ -110,6 +111,7 @@ def test_round_trip_output_on_rank_0(comm):
         model.add_link(B, rank_in=1, rank_out=None)
     elif comm.rank == 1:
         model.add_link(M, rank_in=0, rank_out=0)
+    model.to_device(device)
     x, t = _data(1)
     if comm.rank > 1:
         return                  # idle: this model has no part here
@@ -123,14 +125,16 @@ def test_round_trip_output_on_rank_0(comm):
     ref_loss = F.softmax_cross_entropy(rb(rm(ra(x))), t)
     ref_loss.backward()
     if comm.rank == 0:
-        numpy.testing.assert_allclose(loss.array, ref_loss.array, rtol=1e-6)
+        numpy.testing.assert_allclose(_host(loss.array), ref_loss.array,
+                                      rtol=1e-6)
         _assert_grads(A, ra)
         _assert_grads(B, rb)
     else:
         _assert_grads(M, rm)
 
 
-def test_outputs_of_an_intermediate_component(comm):
+@pytest.mark.parametrize('device', DEVICES)
+def test_outputs_of_an_intermediate_component(comm, device):
     """Each of ranks 0 and 1 has an output made by a component before its
     last one (rank_out=None, then a component that sends): backward from
     it still runs the later component (pseudo_connect)."""
@@ -144,6 +148,7 @@ def test_outputs_of_an_intermediate_component(comm):
     elif comm.rank == 1:
         model.add_link(P, rank_in=None, rank_out=0)
         model.add_link(Q, rank_in=0, rank_out=None)
+    model.to_device(device)
     if comm.rank > 1:
         return
     x0, t0 = _data(20)
@@ -157,11 +162,11 @@ def test_outputs_of_an_intermediate_component(comm):
     y1 = rQ(rB(x0))                       # rank 1's output
     (F.sum(y0 * y0) + F.sum(y1 * y1)).backward()
     if comm.rank == 0:
-        numpy.testing.assert_allclose(y.array, y0.array, rtol=1e-6)
+        numpy.testing.assert_allclose(_host(y.array), y0.array, rtol=1e-6)
         _assert_grads(A, rA)
         _assert_grads(B, rB)
     else:
-        numpy.testing.assert_allclose(y.array, y1.array, rtol=1e-6)
+        numpy.testing.assert_allclose(_host(y.array), y1.array, rtol=1e-6)
         _assert_grads(P, rP)
         _assert_grads(Q, rQ)
 

@@ -71,10 +71,11 @@ class Send(FunctionNode):
 class Recv(FunctionNode):
     """Receive arrays from ``peer_rank`` (the input only keeps the graph)."""
 
-    def __init__(self, comm, peer_rank, peer_tag):
+    def __init__(self, comm, peer_rank, peer_tag, delegate_device=None):
         self.comm = comm
         self.peer_rank = peer_rank
         self.peer_tag = peer_tag
+        self._delegate_device = delegate_device
 
     @property
     def label(self):
@@ -91,8 +92,10 @@ class Recv(FunctionNode):
         gys = tuple(_host(g.array) for g in grad_outputs)
         self.comm.send(gys[0] if len(gys) == 1 else gys, self.peer_rank,
                        self.peer_tag)
-        return tuple(Variable(numpy.zeros(*self._input_meta[i]),
-                              requires_grad=False) for i in indexes)
+        # The delegate input gets zeros (on its device).
+        return tuple(Variable(_util.to_device(
+            self._delegate_device, numpy.zeros(*self._input_meta[i])),
+            requires_grad=False) for i in indexes)
 
 
 def _host(array):
@@ -156,7 +159,8 @@ def recv(communicator, rank, delegate_variable=None, tag=0,
     _check_peer('recv', communicator, rank)
     if delegate_variable is None:
         delegate_variable = _util.dummy_variable()
-    ys = Recv(communicator, rank, tag).apply((delegate_variable,))
+    ys = Recv(communicator, rank, tag,
+              _util.device_of(delegate_variable)).apply((delegate_variable,))
     if len(ys) == 1 and not force_tuple:
         return ys[0]
     return ys

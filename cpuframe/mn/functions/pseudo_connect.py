@@ -8,6 +8,9 @@ from cpuframe.variable import Variable
 class PseudoConnect(FunctionNode):
     """Pass ``inputs[1:]`` through; backward gives the delegate zeros."""
 
+    def __init__(self, delegate_device=None):
+        self._delegate_device = delegate_device
+
     def forward(self, inputs):
         delegate = inputs[0]
         self._delegate_meta = (delegate.shape, delegate.dtype)
@@ -17,8 +20,10 @@ class PseudoConnect(FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                ret.append(Variable(numpy.zeros(*self._delegate_meta),
-                                    requires_grad=False))
+                zeros = numpy.zeros(*self._delegate_meta)
+                if self._delegate_device is not None:
+                    zeros = self._delegate_device.send(zeros)
+                ret.append(Variable(zeros, requires_grad=False))
             else:
                 ret.append(grad_outputs[i - 1])
         return tuple(ret)
@@ -44,4 +49,6 @@ def pseudo_connect(delegate_variable, *actual_variables):
     """
     if delegate_variable is None:
         delegate_variable = numpy.empty((0,), numpy.float32)
-    return PseudoConnect().apply((delegate_variable,) + actual_variables)
+    from cpuframe.mn.functions._util import device_of
+    return PseudoConnect(device_of(delegate_variable)).apply(
+        (delegate_variable,) + actual_variables)
