@@ -14,8 +14,10 @@ from cpuframe.mn import (
     communicators,
     datasets,
     extensions,
+    functions,
     global_except_hook,
     iterators,
+    links,
     optimizers,
 )
 from cpuframe.mn.communicators import CommunicatorBase, create_communicator
@@ -24,12 +26,14 @@ from cpuframe.mn.extensions import (
     create_multi_node_checkpointer,
     create_multi_node_evaluator,
 )
+from cpuframe.mn.links import MultiNodeChainList
 from cpuframe.mn.optimizers import create_multi_node_optimizer
 
 global_except_hook._add_hook_if_enabled()
 
-__all__ = ['CommunicatorBase', 'DataSizeError', 'communicators',
-           'create_communicator', 'create_multi_node_checkpointer',
-           'create_multi_node_evaluator', 'create_multi_node_optimizer',
-           'datasets', 'extensions', 'global_except_hook', 'iterators',
+__all__ = ['CommunicatorBase', 'DataSizeError', 'MultiNodeChainList',
+           'communicators', 'create_communicator',
+           'create_multi_node_checkpointer', 'create_multi_node_evaluator',
+           'create_multi_node_optimizer', 'datasets', 'extensions',
+           'functions', 'global_except_hook', 'iterators', 'links',
            'optimizers', 'scatter_dataset', 'scatter_index']
