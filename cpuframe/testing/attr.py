@@ -15,6 +15,35 @@ pytest is imported when a mark is applied, not when this module is.
 import os
 
 
+def get_error():
+    """The ImportError of pytest, or None when pytest is importable."""
+    try:
+        import pytest  # noqa: F401
+    except ImportError as e:
+        return e
+    return None
+
+
+def is_available():
+    """True when pytest (which the marks need) is importable."""
+    return get_error() is None
+
+
+def check_available():
+    """Raise RuntimeError saying why the marks cannot work (no pytest)."""
+    error = get_error()
+    if error is not None:
+        raise RuntimeError('{} is not available.\n\nReason: {}: {}'.format(
+            __name__, type(error).__name__, error))
+
+
+def _dummy_callable(*args, **kwargs):
+    """What a mark is without pytest (Chainer's name; libraries import it)."""
+    check_available()
+    raise RuntimeError('cpuframe.testing.attr: pytest is available; use the '
+                       'marks')
+
+
 def _pytest():
     try:
         import pytest
