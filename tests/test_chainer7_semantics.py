@@ -488,11 +488,17 @@ def test_batch_matmul_is_deprecated():
 
 # -- 7. intel64.mdarray before the backend's first use ------------------------------
 
-def _repo_root():
-    return os.path.dirname(os.path.dirname(os.path.abspath(cpuframe.__file__)))
+def _run_fresh(code, cwd):
+    """Run ``code`` in a new interpreter outside the checkout (so it imports
+    the installed cpuframe) and return its last line of output."""
+    out = subprocess.run([sys.executable, '-c', code], cwd=str(cwd),
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    return lines[-1] if lines else ''
 
 
-def test_mdarray_is_a_class_before_first_use():
+def test_mdarray_is_a_class_before_first_use(tmp_path):
     code = '\n'.join([
         'import numpy',
         'from cpuframe.backends import intel64',
@@ -509,18 +515,15 @@ def test_mdarray_is_a_class_before_first_use():
         '    assert isinstance(m, intel64.mdarray)',
         'print("ok")',
     ])
-    env = dict(os.environ, PYTHONPATH=_repo_root())
-    out = subprocess.run([sys.executable, '-c', code], env=env,
-                         capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == 'ok'
+    assert _run_fresh(code, tmp_path) == 'ok'
 
 
 @pytest.mark.skipif(not _NATIVE, reason='oneDNN native module unavailable')
-def test_mdarray_placeholder_checks_native_tensors_before_load():
+def test_mdarray_placeholder_checks_native_tensors_before_load(tmp_path):
     code = '\n'.join([
         'import numpy',
-        'from cpuframe import _dnnl',
+        'from cpuframe import _native',
+        '_dnnl = _native.load()',
         'from cpuframe.backends import intel64',
         'placeholder = intel64.mdarray',
         't = _dnnl.Tensor.from_numpy(numpy.ones((2, 2), numpy.float32))',
@@ -529,10 +532,7 @@ def test_mdarray_placeholder_checks_native_tensors_before_load():
         'assert intel64.mdarray is _dnnl.Tensor',
         'print("ok")',
     ])
-    env = dict(os.environ, PYTHONPATH=_repo_root())
-    out = subprocess.run([sys.executable, '-c', code], env=env,
-                         capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
+    assert _run_fresh(code, tmp_path) == 'ok'
 
 
 # -- 8. attributes of function nodes ---------------------------------------------
