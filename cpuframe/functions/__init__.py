@@ -118,6 +118,7 @@ from cpuframe.functions.loss.vae import (
     gaussian_nll,
 )
 from cpuframe.functions.math.arctan2 import arctan2
+from cpuframe.functions.math.arctanh import arctanh
 from cpuframe.functions.math.average import average
 from cpuframe.functions.math.basic_math import (
     absolute,
