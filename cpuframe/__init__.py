@@ -60,7 +60,8 @@ _LAZY_MODULES = (
     'compat', 'dataset', 'datasets', 'function_hooks', 'iterators', 'link',
     'link_hooks', 'links', 'optimizer', 'optimizer_hooks', 'optimizers',
     'reporter', 'sequential', 'serializer', 'serializers', 'training',
-    'initializer', 'memory_layouts', 'types',
+    'initializer', 'memory_layouts', 'types', 'computational_graph',
+    'device_resident',
 )
 _LAZY_NAMES = {
     'Link': 'link', 'Chain': 'link', 'ChainList': 'link',

@@ -6,7 +6,7 @@ As in Chainer, each family lives in its own submodule (``constant``,
 """
 import numpy
 
-from cpuframe import backend
+from cpuframe import backend, types  # noqa: F401
 from cpuframe.configuration import config
 from cpuframe.initializer import Initializer, get_fans  # noqa: F401
 from cpuframe.initializers.constant import (  # noqa: F401
