@@ -723,3 +723,33 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
 
 # What the engine's own references to a gradient count as (see _ref_counts).
 _ENGINE_REFS = _probe_engine_refs()
+
+
+def _repr_prefix(var):
+    return 'variable ' + var.name if var.name else 'variable'
+
+
+def variable_repr(var):
+    """Chainer's ``repr`` of a Variable: ``variable name([...])`` with
+    comma-separated elements (as ``numpy.array_repr``); an empty array
+    other than shape (0,) shows its shape."""
+    prefix = _repr_prefix(var)
+    if var.array is None:
+        return prefix + '(None)'
+    arr = backend.cpu_device.send(var.array)
+    if arr.size > 0 or arr.shape == (0,):
+        body = numpy.array2string(arr, separator=', ', prefix=prefix + '(')
+    else:
+        body = '[], shape={!r}'.format(arr.shape)
+    return '{}({})'.format(prefix, body)
+
+
+def variable_str(var):
+    """Chainer's ``str`` of a Variable: ``variable name([...])`` with
+    space-separated elements (as ``numpy.array_str``)."""
+    prefix = _repr_prefix(var)
+    if var.array is None:
+        return prefix + '(None)'
+    arr = backend.cpu_device.send(var.array)
+    return '{}({})'.format(
+        prefix, numpy.array2string(arr, separator=' ', prefix=prefix + '('))

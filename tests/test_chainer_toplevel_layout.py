@@ -35,7 +35,7 @@ def test_toplevel_modules():
 def test_import_stays_light():
     code = ('import sys, cpuframe; '
             'print(sorted(m for m in ("cpuframe.links", "cpuframe.training", '
-            '"cpuframe.types", "cpuframe.memory_layouts") '
+            '"cpuframe.memory_layouts", "cpuframe.computational_graph") '
             'if m in sys.modules))')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True,
                          text=True, check=True).stdout
@@ -166,3 +166,16 @@ def test_as_layout_transposes_and_back():
     y.grad = numpy.arange(24, dtype=numpy.float32).reshape(1, 3, 4, 2)
     y.backward()
     numpy.testing.assert_array_equal(x.grad, y.grad.transpose(0, 3, 1, 2))
+
+
+def test_variable_repr_and_str():
+    from cpuframe.variable import variable_repr, variable_str
+    v = cpuframe.Variable(numpy.array([[0, 1], [2, 3]], numpy.float32),
+                          name='w')
+    assert variable_repr(v) == 'variable w([[0., 1.],\n            [2., 3.]])'
+    assert variable_str(v) == 'variable w([[0. 1.]\n            [2. 3.]])'
+    assert variable_repr(cpuframe.Variable(numpy.zeros((0, 3)))) == \
+        'variable([], shape=(0, 3))'
+    assert variable_repr(cpuframe.Variable(numpy.zeros((0,)))) == \
+        'variable([])'
+    assert variable_str(cpuframe.Variable(None)) == 'variable(None)'
