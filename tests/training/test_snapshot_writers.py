@@ -88,3 +88,14 @@ def test_queue_writer_custom_task(tmp_path):
     w('x', 'dir', _target(0))
     w.finalize()
     assert calls == [('x', 'dir', ['w'])]
+
+
+def test_graphviz_probe_helpers():
+    import sys
+
+    from cpuframe.training.extensions import computational_graph as cg
+    assert cg.is_return_code_zero([sys.executable, '-c', 'pass'])
+    assert not cg.is_return_code_zero(
+        [sys.executable, '-c', 'import sys; sys.exit(3)'])
+    assert not cg.is_return_code_zero(['/nonexistent/command-xyz'])
+    assert isinstance(cg.is_graphviz_available(), bool)
