@@ -3,6 +3,7 @@
 ``to_device``) and the download cache (``download``)."""
 from cpuframe.dataset import convert, download  # noqa: F401
 from cpuframe.dataset.convert import (  # noqa: F401
+    ConcatWithAsyncTransfer,
     Converter,
     concat_examples,
     converter,
@@ -19,7 +20,8 @@ from cpuframe.dataset.download import (  # noqa: F401
 from cpuframe.dataset.iterator import Iterator  # noqa: F401
 
 __all__ = [
-    'Converter', 'DatasetMixin', 'Iterator', 'cache_or_load_file',
+    'ConcatWithAsyncTransfer', 'Converter', 'DatasetMixin', 'Iterator',
+    'cache_or_load_file',
     'cached_download', 'concat_examples', 'converter', 'convert', 'download',
     'get_dataset_directory', 'get_dataset_root', 'set_dataset_root',
     'to_device',
