@@ -18,6 +18,12 @@ from cpuframe.datasets.image_dataset import (  # noqa: F401
     LabeledImageDataset,
 )
 from cpuframe.datasets.mnist import get_mnist  # noqa: F401
+from cpuframe.datasets.pickle_dataset import (  # noqa: F401
+    PickleDataset,
+    PickleDatasetWriter,
+    open_pickle_dataset,
+    open_pickle_dataset_writer,
+)
 from cpuframe.datasets.ptb import (  # noqa: F401
     get_ptb_words,
     get_ptb_words_vocabulary,
@@ -31,15 +37,18 @@ from cpuframe.datasets.sub_dataset import (  # noqa: F401
     split_dataset_n_random,
     split_dataset_random,
 )
+from cpuframe.datasets.text_dataset import TextDataset  # noqa: F401
 from cpuframe.datasets.transform_dataset import TransformDataset  # noqa: F401
 from cpuframe.datasets.tuple_dataset import TupleDataset  # noqa: F401
 
 __all__ = [
     'ConcatenatedDataset', 'DictDataset', 'ImageDataset',
-    'LabeledImageDataset', 'SubDataset', 'TransformDataset', 'TupleDataset',
+    'LabeledImageDataset', 'PickleDataset', 'PickleDatasetWriter',
+    'SubDataset', 'TextDataset', 'TransformDataset', 'TupleDataset',
     'get_cifar10', 'get_cifar100', 'get_cross_validation_datasets',
     'get_cross_validation_datasets_random', 'get_digits',
     'get_fashion_mnist', 'get_fashion_mnist_labels', 'get_mnist',
-    'get_ptb_words', 'get_ptb_words_vocabulary', 'split_dataset',
+    'get_ptb_words', 'get_ptb_words_vocabulary', 'open_pickle_dataset',
+    'open_pickle_dataset_writer', 'split_dataset',
     'split_dataset_n', 'split_dataset_n_random', 'split_dataset_random',
 ]
