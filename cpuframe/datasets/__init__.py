@@ -17,6 +17,10 @@ from cpuframe.datasets.image_dataset import (  # noqa: F401
     ImageDataset,
     LabeledImageDataset,
 )
+from cpuframe.datasets.kuzushiji_mnist import (  # noqa: F401
+    get_kuzushiji_mnist,
+    get_kuzushiji_mnist_labels,
+)
 from cpuframe.datasets.mnist import get_mnist  # noqa: F401
 from cpuframe.datasets.pickle_dataset import (  # noqa: F401
     PickleDataset,
@@ -47,7 +51,8 @@ __all__ = [
     'SubDataset', 'TextDataset', 'TransformDataset', 'TupleDataset',
     'get_cifar10', 'get_cifar100', 'get_cross_validation_datasets',
     'get_cross_validation_datasets_random', 'get_digits',
-    'get_fashion_mnist', 'get_fashion_mnist_labels', 'get_mnist',
+    'get_fashion_mnist', 'get_fashion_mnist_labels', 'get_kuzushiji_mnist',
+    'get_kuzushiji_mnist_labels', 'get_mnist',
     'get_ptb_words', 'get_ptb_words_vocabulary', 'open_pickle_dataset',
     'open_pickle_dataset_writer', 'split_dataset',
     'split_dataset_n', 'split_dataset_n_random', 'split_dataset_random',
