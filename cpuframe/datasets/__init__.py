@@ -16,6 +16,9 @@ from cpuframe.datasets.fashion_mnist import (  # noqa: F401
 from cpuframe.datasets.image_dataset import (  # noqa: F401
     ImageDataset,
     LabeledImageDataset,
+    LabeledZippedImageDataset,
+    MultiZippedImageDataset,
+    ZippedImageDataset,
 )
 from cpuframe.datasets.kuzushiji_mnist import (  # noqa: F401
     get_kuzushiji_mnist,
@@ -47,8 +50,10 @@ from cpuframe.datasets.tuple_dataset import TupleDataset  # noqa: F401
 
 __all__ = [
     'ConcatenatedDataset', 'DictDataset', 'ImageDataset',
-    'LabeledImageDataset', 'PickleDataset', 'PickleDatasetWriter',
+    'LabeledImageDataset', 'LabeledZippedImageDataset',
+    'MultiZippedImageDataset', 'PickleDataset', 'PickleDatasetWriter',
     'SubDataset', 'TextDataset', 'TransformDataset', 'TupleDataset',
+    'ZippedImageDataset',
     'get_cifar10', 'get_cifar100', 'get_cross_validation_datasets',
     'get_cross_validation_datasets_random', 'get_digits',
     'get_fashion_mnist', 'get_fashion_mnist_labels', 'get_kuzushiji_mnist',
