@@ -134,6 +134,8 @@ from cpuframe.functions.math.cumprod import cumprod
 from cpuframe.functions.math.cumsum import cumsum
 from cpuframe.functions.math.det import batch_det, det
 from cpuframe.functions.math.einsum import einsum
+from cpuframe.functions.math.erf import erf
+from cpuframe.functions.math.erfc import erfc
 from cpuframe.functions.math.exponential import (
     exp,
     expm1,
@@ -154,6 +156,7 @@ from cpuframe.functions.math.linear_interpolate import linear_interpolate
 from cpuframe.functions.math.logsumexp import logsumexp
 from cpuframe.functions.math.maximum import maximum, minimum
 from cpuframe.functions.math.minmax import argmax, argmin, max, min
+from cpuframe.functions.math.ndtr import ndtr
 from cpuframe.functions.math.prod import prod
 from cpuframe.functions.math.rounding import ceil, fix, floor
 from cpuframe.functions.math.sign import sign
