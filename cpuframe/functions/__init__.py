@@ -129,6 +129,7 @@ from cpuframe.functions.math.basic_math import (
 )
 from cpuframe.functions.math.batch_l2_norm_squared import batch_l2_norm_squared
 from cpuframe.functions.math.bias import bias, scale
+from cpuframe.functions.math.cholesky import cholesky
 from cpuframe.functions.math.clip import clip
 from cpuframe.functions.math.cumprod import cumprod
 from cpuframe.functions.math.cumsum import cumsum
@@ -144,6 +145,7 @@ from cpuframe.functions.math.exponential import (
     log2,
     log10,
 )
+from cpuframe.functions.math.fft import fft, ifft
 from cpuframe.functions.math.fmod import fmod
 from cpuframe.functions.math.hyperbolic import cosh, sinh
 from cpuframe.functions.math.inv import batch_inv, inv
@@ -160,6 +162,7 @@ from cpuframe.functions.math.ndtr import ndtr
 from cpuframe.functions.math.prod import prod
 from cpuframe.functions.math.rounding import ceil, fix, floor
 from cpuframe.functions.math.sign import sign
+from cpuframe.functions.math.sparse_matmul import sparse_matmul
 from cpuframe.functions.math.sqrt import rsqrt, sqrt
 from cpuframe.functions.math.square import square
 from cpuframe.functions.math.squared_difference import squared_difference
