@@ -85,6 +85,7 @@ from cpuframe.functions.connection.linear import linear
 from cpuframe.functions.connection.local_convolution_2d import (
     local_convolution_2d,
 )
+from cpuframe.functions.connection.shift import shift
 from cpuframe.functions.evaluation.accuracy import accuracy
 from cpuframe.functions.evaluation.binary_accuracy import binary_accuracy
 from cpuframe.functions.evaluation.classification_summary import (

@@ -17,6 +17,7 @@ MODULES = [
     'cpuframe.functions.array.spatial_transformer_grid',
     'cpuframe.functions.array.spatial_transformer_sampler',
     'cpuframe.functions.connection.local_convolution_2d',
+    'cpuframe.functions.connection.shift',
     'cpuframe.functions.evaluation.r2_score',
     'cpuframe.functions.loss.crf1d',
     'cpuframe.functions.loss.cross_covariance',
