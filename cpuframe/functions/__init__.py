@@ -22,6 +22,7 @@ from cpuframe.functions.activation.softmax import softmax
 from cpuframe.functions.activation.softplus import softplus
 from cpuframe.functions.activation.swish import swish
 from cpuframe.functions.activation.tanh import tanh
+from cpuframe.functions.array.as_strided import as_strided
 from cpuframe.functions.array.broadcast import broadcast, broadcast_to
 from cpuframe.functions.array.cast import cast
 from cpuframe.functions.array.concat import concat

@@ -12,6 +12,7 @@ import cpuframe.links as L
 MODULES = [
     'cpuframe.functions.activation.rrelu',
     'cpuframe.functions.activation.clipped_relu',
+    'cpuframe.functions.array.as_strided',
     'cpuframe.functions.array.im2col',
     'cpuframe.functions.array.permutate',
     'cpuframe.functions.array.spatial_transformer_grid',
