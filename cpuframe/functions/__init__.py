@@ -98,6 +98,7 @@ from cpuframe.functions.evaluation.classification_summary import (
 )
 from cpuframe.functions.evaluation.r2_score import r2_score
 from cpuframe.functions.loss.absolute_error import absolute_error
+from cpuframe.functions.loss.black_out import black_out
 from cpuframe.functions.loss.contrastive import contrastive
 from cpuframe.functions.loss.crf1d import argmax_crf1d, crf1d
 from cpuframe.functions.loss.cross_covariance import cross_covariance
