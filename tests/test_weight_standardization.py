@@ -54,3 +54,17 @@ def test_errors():
             pass
     with pytest.raises(ValueError, match="Weight 'V' does not exist"):
         L.Linear(2, 3).add_hook(WeightStandardization(weight_name='V'))
+
+
+def test_spectral_normalization_helpers():
+    from cpuframe.link_hooks import spectral_normalization as sn
+    rs = numpy.random.RandomState(3)
+    w = rs.randn(4, 3)
+    v = sn.l2normalize(numpy, numpy.array([3.0, 4.0]), 0.0)
+    numpy.testing.assert_allclose(v, [0.6, 0.8])
+    u, v = sn.update_approximate_vectors(cpuframe.Variable(w), rs.randn(4),
+                                         50, 1e-12)
+    sigma = sn.calculate_max_singular_value(cpuframe.Variable(w), u, v)
+    numpy.testing.assert_allclose(sigma.array,
+                                  numpy.linalg.svd(w, compute_uv=False)[0],
+                                  rtol=1e-6)
