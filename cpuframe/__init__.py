@@ -15,7 +15,9 @@ from cpuframe import (
     initializers,
     testing,
     utils,
+    warnings,
 )
+from cpuframe._backprop import backward
 from cpuframe._runtime_info import get_runtime_info, print_runtime_info
 from cpuframe.backend import (
     DeviceResident,
@@ -24,6 +26,7 @@ from cpuframe.backend import (
     using_device,
 )
 from cpuframe.backends import cuda
+from cpuframe.backends.cuda import should_use_cudnn, should_use_cudnn_tensor_core
 from cpuframe.configuration import (
     DebugMode,
     config,
@@ -38,7 +41,8 @@ from cpuframe.configuration import (
 from cpuframe.function import Function, FunctionAdapter
 from cpuframe.function_hook import FunctionHook, get_function_hooks
 from cpuframe.function_node import FunctionNode, grad
-from cpuframe.functions.math import basic_math as _basic_math
+from cpuframe.functions import array
+from cpuframe.functions.math import basic_math
 from cpuframe.link_hook import LinkHook
 from cpuframe.variable import (
     Parameter,
@@ -46,10 +50,9 @@ from cpuframe.variable import (
     VariableNode,
     as_array,
     as_variable,
-    backward,
 )
 
-_basic_math.install_variable_arithmetics()
+basic_math.install_variable_arithmetics()
 
 
 # Chainer's top-level names that live in higher layers, imported on first use
@@ -58,6 +61,8 @@ _LAZY_MODULES = (
     'compat', 'dataset', 'datasets', 'function_hooks', 'iterators', 'link',
     'link_hooks', 'links', 'optimizer', 'optimizer_hooks', 'optimizers',
     'reporter', 'sequential', 'serializer', 'serializers', 'training',
+    'initializer', 'memory_layouts', 'types', 'computational_graph',
+    'device_resident',
 )
 _LAZY_NAMES = {
     'Link': 'link', 'Chain': 'link', 'ChainList': 'link',
@@ -69,8 +74,55 @@ _LAZY_NAMES = {
     'UpdateRule': 'optimizer', 'Hyperparameter': 'optimizer',
     'Serializer': 'serializer', 'Deserializer': 'serializer',
     'AbstractSerializer': 'serializer',
-    'Initializer': 'initializers',
+    'Initializer': 'initializer',
 }
+
+# Set to True to silence the FutureWarning of experimental APIs
+# (cpuframe.utils.experimental).
+disable_experimental_feature_warning = False
+
+
+class _FallbackType:
+    """The type of :data:`Fallback`, Chainer's "use the default path"
+    sentinel."""
+
+    def __repr__(self):
+        return 'Fallback'
+
+
+Fallback = _FallbackType()
+
+
+def get_array_types():
+    """The array types cpuframe handles: NumPy's, plus CuPy's when present."""
+    import numpy
+    if cuda.cupy is not None:
+        return (numpy.ndarray, cuda.ndarray)
+    return (numpy.ndarray,)
+
+
+def get_cpu_array_types():
+    """The array types that live in host memory."""
+    import numpy
+    return (numpy.ndarray,)
+
+
+def is_arrays_compatible(arrays):
+    """Whether the arrays (None entries ignored) are all on the CPU or all
+    CuPy arrays.  Not a test of whether one object is an array."""
+    arrays = [a for a in arrays if a is not None]
+    if not arrays:
+        return True
+    if cuda.is_cupy_array(arrays[0]):
+        types = (cuda.ndarray,)
+    else:
+        types = get_cpu_array_types()
+    return all(isinstance(a, types) for a in arrays)
+
+
+def get_compute_mode():
+    """``config.compute_mode``."""
+    return config.compute_mode
 
 
 def __getattr__(name):

@@ -8,6 +8,9 @@ arrays, so it cannot be differentiated twice (as in Chainer).
 import numpy
 
 from cpuframe import backend
+
+# Chainer defines these two here; cpuframe keeps them with the configuration.
+from cpuframe.configuration import force_backprop_mode, no_backprop_mode  # noqa: F401
 from cpuframe.function_node import FunctionNode
 from cpuframe.variable import Variable
 

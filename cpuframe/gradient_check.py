@@ -8,7 +8,8 @@ gradient.  ``numerical_grad`` gives full numerical gradients.
 import numpy
 
 from cpuframe import backend
-from cpuframe.variable import Variable, backward
+from cpuframe._backprop import backward
+from cpuframe.variable import Variable
 
 
 def _as_tuple(x):

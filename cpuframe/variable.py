@@ -469,48 +469,6 @@ def _set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop):
         given.add(id(var._grad_var.array))
 
 
-def backward(outputs, grad_outputs=None, *, enable_double_backprop=False):
-    """Backprop from several outputs at once (Chainer's ``chainer.backward``).
-
-    ``grad_outputs`` gives one gradient (Variable, array or None) per
-    output; None there skips that output.  Without ``grad_outputs`` each
-    output's ``grad_var`` is used and cleared (no default of ones: an output
-    without a gradient warns ``RuntimeWarning`` and is skipped).  Gradients
-    of the leaves are accumulated into their ``grad``.
-    """
-    if not isinstance(outputs, (tuple, list)):
-        raise TypeError('backward: expected outputs as a tuple or list of '
-                        'Variables, got {}'.format(type(outputs).__name__))
-    for y in outputs:
-        if not isinstance(y, Variable):
-            raise TypeError('backward: expected Variables, got {}'.format(
-                type(y).__name__))
-    if grad_outputs is None:
-        grad_outputs = []
-        for y in outputs:
-            if y._grad_var is None:
-                warnings.warn(
-                    'backward: an output has no grad (or is repeated); '
-                    'backward sets no default gradient', RuntimeWarning,
-                    stacklevel=2)
-            grad_outputs.append(y._grad_var)
-            y._grad_var = None
-    elif not isinstance(grad_outputs, (tuple, list)) or \
-            len(grad_outputs) != len(outputs):
-        raise ValueError('backward: expected one grad_output per output')
-    nodes, seeds = [], []
-    for y, gy in zip(outputs, grad_outputs):
-        if gy is None:
-            continue
-        if not isinstance(gy, Variable):
-            _check_array(gy, 'backward: grad_outputs')
-            gy = Variable(gy, requires_grad=False)
-        nodes.append(y.node)
-        seeds.append(gy)
-    leaf_grads = _backprop(nodes, seeds, False, enable_double_backprop)
-    _set_leaf_grads(leaf_grads, None, enable_double_backprop)
-
-
 class Parameter(Variable):
     """A Variable that a Link owns and an optimizer updates.
 
@@ -860,3 +818,33 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
 
 # What the engine's own references to a gradient count as (see _ref_counts).
 _ENGINE_REFS = _probe_engine_refs()
+
+
+def _repr_prefix(var):
+    return 'variable ' + var.name if var.name else 'variable'
+
+
+def variable_repr(var):
+    """Chainer's ``repr`` of a Variable: ``variable name([...])`` with
+    comma-separated elements (as ``numpy.array_repr``); an empty array
+    other than shape (0,) shows its shape."""
+    prefix = _repr_prefix(var)
+    if var.array is None:
+        return prefix + '(None)'
+    arr = backend.cpu_device.send(var.array)
+    if arr.size > 0 or arr.shape == (0,):
+        body = numpy.array2string(arr, separator=', ', prefix=prefix + '(')
+    else:
+        body = '[], shape={!r}'.format(arr.shape)
+    return '{}({})'.format(prefix, body)
+
+
+def variable_str(var):
+    """Chainer's ``str`` of a Variable: ``variable name([...])`` with
+    space-separated elements (as ``numpy.array_str``)."""
+    prefix = _repr_prefix(var)
+    if var.array is None:
+        return prefix + '(None)'
+    arr = backend.cpu_device.send(var.array)
+    return '{}({})'.format(
+        prefix, numpy.array2string(arr, separator=' ', prefix=prefix + '('))

@@ -511,3 +511,18 @@ def test_chainer_script_with_function_hooks_through_compat():
     lines = namespace['report'].getvalue().splitlines()
     assert lines[0].split() == ['FunctionName', 'ElapsedTime', 'Occurrence']
     assert len(lines) == 1 + len(result)
+
+
+def test_cupy_memory_cumulative_hook_counts():
+    from cpuframe.backends import cuda
+    from cpuframe.function_hooks import cupy_memory_profile as m
+    assert m.memory_hook_available is (m.MemoryHook is not object)
+    if cuda.cupy is None:
+        assert m.memory_hook_available is False
+    hook = m.CupyMemoryCumulativeHook()
+    assert (hook.used_bytes, hook.acquired_bytes) == (0, 0)
+    hook.malloc_preprocess(device_id=0, size=3, mem_size=512)
+    hook.alloc_preprocess(device_id=0, mem_size=1024)
+    hook.malloc_preprocess(device_id=0, size=1, mem_size=512)
+    assert (hook.used_bytes, hook.acquired_bytes) == (1024, 1024)
+    assert hook.name == 'CupyMemoryCumulativeHook'

@@ -10,7 +10,8 @@ import numpy
 from cpuframe import backend
 from cpuframe.backends import cuda
 
-__all__ = ['Converter', 'converter', 'concat_examples', 'to_device']
+__all__ = ['Converter', 'converter', 'concat_examples', 'to_device',
+           'concat_examples_func', 'ConcatWithAsyncTransfer', 'Conveyor']
 
 
 class Converter:
@@ -222,3 +223,61 @@ def concat_examples(batch, device=None, padding=None):
                 values, padding.get(key), 'values of {!r}'.format(key)))
         return result
     return to_device(device, _concat_arrays(list(batch), padding, 'examples'))
+
+
+# The plain function behind the ``concat_examples`` converter (Chainer's
+# name): ``device`` may be any device specifier.
+concat_examples_func = concat_examples.base_callable
+
+
+class ConcatWithAsyncTransfer:
+    """Chainer's converter that overlaps the transfer of the next batch to a
+    GPU with computation.
+
+    cpuframe concatenates like :func:`concat_examples` and transfers at
+    once (there is no asynchronous copy on the CPU); the interface is kept,
+    including the rule that every call must use the device of the first.
+
+    Args:
+        stream, compute_stream: CUDA streams (accepted, unused).
+    """
+
+    def __init__(self, stream=None, compute_stream=None):
+        self._stream = stream
+        self.compute_stream = compute_stream
+        self._device = None
+        self._called = False
+
+    def __call__(self, batch, device=None, padding=None):
+        if not batch:
+            raise ValueError('batch is empty')
+        if not self._called:
+            self._device = device
+            self._called = True
+        if device is not self._device and device != self._device:
+            raise ValueError('device is different')
+        return concat_examples_func(batch, device, padding)
+
+
+class Conveyor:
+    """Chainer's double-buffered transfer of arrays to ``device``:
+    ``put(array)`` starts a transfer and ``get()`` returns its result, in
+    order.  cpuframe transfers synchronously in ``put``.
+
+    Args:
+        device: device specifier (None leaves arrays where they are).
+        stream: CUDA stream (accepted, unused).
+    """
+
+    def __init__(self, device=None, stream=None):
+        self._device = device
+        self._stream = stream
+        self._ret_array = []
+
+    def put(self, array):
+        """Send ``array`` to the device (the result is queued)."""
+        self._ret_array.append(to_device(self._device, array))
+
+    def get(self, sync=True):
+        """The oldest transferred array."""
+        return self._ret_array.pop(0)

@@ -16,6 +16,13 @@ from cpuframe.datasets.fashion_mnist import (  # noqa: F401
 from cpuframe.datasets.image_dataset import (  # noqa: F401
     ImageDataset,
     LabeledImageDataset,
+    LabeledZippedImageDataset,
+    MultiZippedImageDataset,
+    ZippedImageDataset,
+)
+from cpuframe.datasets.kuzushiji_mnist import (  # noqa: F401
+    get_kuzushiji_mnist,
+    get_kuzushiji_mnist_labels,
 )
 from cpuframe.datasets.mnist import get_mnist  # noqa: F401
 from cpuframe.datasets.pickle_dataset import (  # noqa: F401
@@ -43,11 +50,14 @@ from cpuframe.datasets.tuple_dataset import TupleDataset  # noqa: F401
 
 __all__ = [
     'ConcatenatedDataset', 'DictDataset', 'ImageDataset',
-    'LabeledImageDataset', 'PickleDataset', 'PickleDatasetWriter',
+    'LabeledImageDataset', 'LabeledZippedImageDataset',
+    'MultiZippedImageDataset', 'PickleDataset', 'PickleDatasetWriter',
     'SubDataset', 'TextDataset', 'TransformDataset', 'TupleDataset',
+    'ZippedImageDataset',
     'get_cifar10', 'get_cifar100', 'get_cross_validation_datasets',
     'get_cross_validation_datasets_random', 'get_digits',
-    'get_fashion_mnist', 'get_fashion_mnist_labels', 'get_mnist',
+    'get_fashion_mnist', 'get_fashion_mnist_labels', 'get_kuzushiji_mnist',
+    'get_kuzushiji_mnist_labels', 'get_mnist',
     'get_ptb_words', 'get_ptb_words_vocabulary', 'open_pickle_dataset',
     'open_pickle_dataset_writer', 'split_dataset',
     'split_dataset_n', 'split_dataset_n_random', 'split_dataset_random',

@@ -1,5 +1,10 @@
 """Datasets of image files read with Pillow (an optional dependency)."""
+import bisect
+import io
+import itertools
 import os
+import threading
+import zipfile
 
 import numpy
 
@@ -133,3 +138,127 @@ class LabeledImageDataset(dataset_mixin.DatasetMixin):
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._image = _pillow_image(type(self).__name__)
+
+
+def __getattr__(name):
+    # Chainer's flag: whether Pillow can be imported (checked on use, so
+    # importing cpuframe does not import Pillow).
+    if name == 'available':
+        try:
+            import PIL.Image  # noqa: F401
+        except ImportError:
+            return False
+        return True
+    raise AttributeError(
+        'module {!r} has no attribute {!r}'.format(__name__, name))
+
+
+class ZippedImageDataset(dataset_mixin.DatasetMixin):
+    """Images read from the members of a zip file (every member that is not
+    a directory), as ``ImageDataset`` reads files.
+
+    Works better than many small files on networked file systems.  The
+    dataset pickles without its open archive; each process (re)opens the
+    archive on first use.  Needs Pillow.
+
+    Args:
+        zipfilename (str): the zip file.
+        dtype: dtype of the image arrays; ``config.dtype`` by default.
+    """
+
+    def __init__(self, zipfilename, dtype=None):
+        self._image = _pillow_image('ZippedImageDataset')
+        self._zipfilename = zipfilename
+        self._zf = zipfile.ZipFile(zipfilename)
+        self._zf_pid = os.getpid()
+        self._dtype = _dtype(dtype)
+        self._paths = [n for n in self._zf.namelist() if not n.endswith('/')]
+        self._lock = threading.Lock()
+
+    def __len__(self):
+        return len(self._paths)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state['_zf'] = None
+        del state['_lock'], state['_image']
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        self._image = _pillow_image(type(self).__name__)
+
+    def get_example(self, i_or_filename):
+        """The image at index ``i``, or of the member named so."""
+        if isinstance(i_or_filename, (int, numpy.integer)):
+            name = self._paths[i_or_filename]
+        else:
+            name = i_or_filename
+        with self._lock:
+            if self._zf is None or self._zf_pid != os.getpid():
+                self._zf = zipfile.ZipFile(self._zipfilename)
+                self._zf_pid = os.getpid()
+            data = self._zf.read(name)
+        # Pillow may seek in the file, which a zip member does not allow.
+        return _read_image(self._image, io.BytesIO(data), self._dtype)
+
+
+class LabeledZippedImageDataset(dataset_mixin.DatasetMixin):
+    """Pairs of an image from a zip file and an int label.
+
+    Args:
+        zipfilename (str): the zip file of images.
+        labelfilename (str): a text file of ``member label`` lines; the
+            ``i``-th line gives the ``i``-th example.
+        dtype: dtype of the image arrays; ``config.dtype`` by default.
+        label_dtype: dtype of the labels (0-d arrays).
+    """
+
+    def __init__(self, zipfilename, labelfilename, dtype=None,
+                 label_dtype=numpy.int32):
+        pairs = []
+        with open(labelfilename) as f:
+            for i, line in enumerate(f):
+                fields = line.strip().split()
+                if len(fields) != 2:
+                    raise ValueError('invalid format at line {} in file {}'
+                                     .format(i, labelfilename))
+                pairs.append((fields[0], int(fields[1])))
+        self._pairs = pairs
+        self._label_dtype = label_dtype
+        self._zipfile = ZippedImageDataset(zipfilename, dtype=dtype)
+
+    def __len__(self):
+        return len(self._pairs)
+
+    def get_example(self, i):
+        name, label = self._pairs[i]
+        return (self._zipfile.get_example(name),
+                numpy.array(label, dtype=self._label_dtype))
+
+
+class MultiZippedImageDataset(dataset_mixin.DatasetMixin):
+    """The images of several zip files, one after another (as
+    ``ZippedImageDataset`` reads each).
+
+    Args:
+        zipfilenames (list of str): the zip files.
+        dtype: dtype of the image arrays; ``config.dtype`` by default.
+    """
+
+    def __init__(self, zipfilenames, dtype=None):
+        self._zfs = [ZippedImageDataset(name, dtype) for name in zipfilenames]
+        self._ends = list(itertools.accumulate(len(z) for z in self._zfs))
+
+    def __len__(self):
+        return self._ends[-1] if self._ends else 0
+
+    def get_example(self, i):
+        if i < 0:
+            i += len(self)
+        k = bisect.bisect_right(self._ends, i)
+        if k >= len(self._zfs):
+            raise IndexError('MultiZippedImageDataset: index out of range')
+        start = self._ends[k - 1] if k else 0
+        return self._zfs[k].get_example(i - start)

@@ -6,6 +6,14 @@ from cpuframe import function_hook
 from cpuframe.backends import cuda
 from cpuframe.function_hooks.timer import _impl_name, _write_table
 
+try:
+    # CuPy's base class of memory hooks (when CuPy is installed).
+    MemoryHook = cuda.cupy.cuda.memory_hook.MemoryHook
+    memory_hook_available = True
+except Exception:  # noqa: BLE001 - no CuPy, or one without memory hooks
+    MemoryHook = object
+    memory_hook_available = False
+
 _BYTE_UNITS = ('B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB', 'ZB')
 
 
@@ -98,3 +106,22 @@ class CupyMemoryProfileHook(function_hook.FunctionHook):
                          _format_bytes(record['acquired_bytes'], unit),
                          str(record['occurrence'])])
         _write_table(rows, sys.stdout if file is None else file)
+
+
+class CupyMemoryCumulativeHook(MemoryHook):
+    """A CuPy memory hook summing the bytes taken from the pool
+    (``used_bytes``) and the bytes the pool acquired from the GPU
+    (``acquired_bytes``).  Without CuPy it is a plain object that nothing
+    calls."""
+
+    name = 'CupyMemoryCumulativeHook'
+
+    def __init__(self):
+        self.used_bytes = 0
+        self.acquired_bytes = 0
+
+    def alloc_preprocess(self, **kwargs):
+        self.acquired_bytes += kwargs['mem_size']
+
+    def malloc_preprocess(self, **kwargs):
+        self.used_bytes += kwargs['mem_size']

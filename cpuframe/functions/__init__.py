@@ -22,6 +22,7 @@ from cpuframe.functions.activation.softmax import softmax
 from cpuframe.functions.activation.softplus import softplus
 from cpuframe.functions.activation.swish import swish
 from cpuframe.functions.activation.tanh import tanh
+from cpuframe.functions.array.as_strided import as_strided
 from cpuframe.functions.array.broadcast import broadcast, broadcast_to
 from cpuframe.functions.array.cast import cast
 from cpuframe.functions.array.concat import concat
@@ -85,6 +86,7 @@ from cpuframe.functions.connection.linear import linear
 from cpuframe.functions.connection.local_convolution_2d import (
     local_convolution_2d,
 )
+from cpuframe.functions.connection.shift import shift
 from cpuframe.functions.evaluation.accuracy import accuracy
 from cpuframe.functions.evaluation.binary_accuracy import binary_accuracy
 from cpuframe.functions.evaluation.classification_summary import (
@@ -96,6 +98,7 @@ from cpuframe.functions.evaluation.classification_summary import (
 )
 from cpuframe.functions.evaluation.r2_score import r2_score
 from cpuframe.functions.loss.absolute_error import absolute_error
+from cpuframe.functions.loss.black_out import black_out
 from cpuframe.functions.loss.contrastive import contrastive
 from cpuframe.functions.loss.crf1d import argmax_crf1d, crf1d
 from cpuframe.functions.loss.cross_covariance import cross_covariance
@@ -118,6 +121,7 @@ from cpuframe.functions.loss.vae import (
     gaussian_nll,
 )
 from cpuframe.functions.math.arctan2 import arctan2
+from cpuframe.functions.math.arctanh import arctanh
 from cpuframe.functions.math.average import average
 from cpuframe.functions.math.basic_math import (
     absolute,
@@ -128,11 +132,14 @@ from cpuframe.functions.math.basic_math import (
 )
 from cpuframe.functions.math.batch_l2_norm_squared import batch_l2_norm_squared
 from cpuframe.functions.math.bias import bias, scale
+from cpuframe.functions.math.cholesky import cholesky
 from cpuframe.functions.math.clip import clip
 from cpuframe.functions.math.cumprod import cumprod
 from cpuframe.functions.math.cumsum import cumsum
 from cpuframe.functions.math.det import batch_det, det
 from cpuframe.functions.math.einsum import einsum
+from cpuframe.functions.math.erf import erf
+from cpuframe.functions.math.erfc import erfc
 from cpuframe.functions.math.exponential import (
     exp,
     expm1,
@@ -141,6 +148,7 @@ from cpuframe.functions.math.exponential import (
     log2,
     log10,
 )
+from cpuframe.functions.math.fft import fft, ifft
 from cpuframe.functions.math.fmod import fmod
 from cpuframe.functions.math.hyperbolic import cosh, sinh
 from cpuframe.functions.math.inv import batch_inv, inv
@@ -153,9 +161,11 @@ from cpuframe.functions.math.linear_interpolate import linear_interpolate
 from cpuframe.functions.math.logsumexp import logsumexp
 from cpuframe.functions.math.maximum import maximum, minimum
 from cpuframe.functions.math.minmax import argmax, argmin, max, min
+from cpuframe.functions.math.ndtr import ndtr
 from cpuframe.functions.math.prod import prod
 from cpuframe.functions.math.rounding import ceil, fix, floor
 from cpuframe.functions.math.sign import sign
+from cpuframe.functions.math.sparse_matmul import sparse_matmul
 from cpuframe.functions.math.sqrt import rsqrt, sqrt
 from cpuframe.functions.math.square import square
 from cpuframe.functions.math.squared_difference import squared_difference

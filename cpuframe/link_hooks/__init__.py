@@ -5,5 +5,6 @@ one link with ``link.add_hook(hook)``.
 """
 from cpuframe.link_hooks.spectral_normalization import SpectralNormalization
 from cpuframe.link_hooks.timer import TimerHook
+from cpuframe.link_hooks.weight_standardization import WeightStandardization
 
-__all__ = ['SpectralNormalization', 'TimerHook']
+__all__ = ['SpectralNormalization', 'TimerHook', 'WeightStandardization']

@@ -33,6 +33,25 @@ def _power_iteration(weight_matrix, u, n_power_iteration, eps):
     return u, v
 
 
+def l2normalize(xp, v, eps):
+    """``v / (||v|| + eps)`` (Chainer's helper of this module)."""
+    return _l2normalize(xp, v, eps)
+
+
+def update_approximate_vectors(weight_matrix, u, n_power_iteration, eps):
+    """``n_power_iteration`` power-iteration steps from ``u`` on the 2-d
+    Variable ``weight_matrix``: the new estimates ``(u, v)`` (arrays) of its
+    first left and right singular vectors."""
+    return _power_iteration(weight_matrix.array, u, n_power_iteration, eps)
+
+
+def calculate_max_singular_value(weight_matrix, u, v):
+    """``u^T W v``, the largest singular value of ``W`` estimated from the
+    singular vectors ``u`` and ``v`` (a Variable differentiable in
+    ``W``)."""
+    return F.matmul(F.matmul(u, weight_matrix), v)
+
+
 class SpectralNormalization(link_hook.LinkHook):
     """Link hook replacing the weight ``W`` by ``W / sigma(W)`` in forward.
 

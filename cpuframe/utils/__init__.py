@@ -1,7 +1,19 @@
-"""Small array helpers shared by functions."""
+"""Utilities (Chainer's ``chainer.utils``)."""
+import contextlib
+import shutil
+import tempfile
+
 import numpy
 
 from cpuframe import backend
+from cpuframe.utils import collections_abc  # noqa: F401
+from cpuframe.utils.array import size_of_shape, sum_to  # noqa: F401
+from cpuframe.utils.conv import get_conv_outsize, get_deconv_outsize  # noqa: F401
+from cpuframe.utils.error import _format_array_props  # noqa: F401
+from cpuframe.utils.experimental import experimental  # noqa: F401
+from cpuframe.utils.meta import enable_final, final  # noqa: F401
+from cpuframe.utils.nondeterministic import nondeterministic  # noqa: F401
+from cpuframe.utils.sparse import CooMatrix, get_order, to_coo  # noqa: F401
 from cpuframe.utils.walker_alias import WalkerAlias  # noqa: F401
 
 
@@ -23,26 +35,19 @@ def force_type(dtype, value):
     return value
 
 
-def sum_to(x, shape):
-    """Sum array ``x`` over broadcast axes so that it has ``shape``."""
-    shape = tuple(shape)
-    if x.shape == shape:
-        return x
-    ndim = len(shape)
-    lead = x.ndim - ndim
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1)
-    y = x.sum(axis=axes, keepdims=True)
-    if lead:
-        y = y.reshape(y.shape[lead:])
-    return y
+@contextlib.contextmanager
+def tempdir(**kwargs):
+    """A temporary directory for the ``with`` block, removed afterwards.
 
-
-def size_of_shape(shape):
-    size = 1
-    for s in shape:
-        size *= s
-    return size
+    Keyword arguments go to :func:`tempfile.mkdtemp`, except
+    ``ignore_errors`` which goes to :func:`shutil.rmtree`.
+    """
+    ignore_errors = kwargs.pop('ignore_errors', False)
+    path = tempfile.mkdtemp(**kwargs)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=ignore_errors)
 
 
 def _xp(*arrays):

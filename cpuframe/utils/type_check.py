@@ -350,3 +350,27 @@ def make_variable(value, name):
     return Variable(value, name)
 
 
+
+
+def _prod_impl(xs):
+    result = 1
+    for x in xs:
+        result *= x
+    return result
+
+
+_prod = Variable(_prod_impl, 'prod')
+
+
+def prod(xs):
+    """The product of ``xs`` (e.g. ``prod(x_type.shape[1:])``) as an
+    expression shown as ``prod(...)`` in type errors."""
+    return _prod(xs)
+
+
+def same_types(*arrays):
+    """True if the arrays are all NumPy arrays or all CuPy arrays."""
+    if all(isinstance(x, numpy.ndarray) for x in arrays):
+        return True
+    from cpuframe.backends import cuda
+    return all(cuda.is_cupy_array(x) for x in arrays)

@@ -111,3 +111,73 @@ def test_real_pillow_roundtrip(tmp_path):
     Image.fromarray(rgb).save(tmp_path / 'a.png')
     x = datasets.ImageDataset(['a.png'], root=str(tmp_path))[0]
     numpy.testing.assert_array_equal(x, rgb.transpose(2, 0, 1))
+
+
+# -- zipped image datasets -------------------------------------------------------
+
+def _zip_of_arrays(path, arrays):
+    import io
+    import zipfile
+    with zipfile.ZipFile(str(path), 'w') as zf:
+        zf.writestr('sub/', b'')  # a directory entry is skipped
+        for name, array in arrays.items():
+            buf = io.BytesIO()
+            numpy.save(buf, array)
+            zf.writestr(name, buf.getvalue())
+    return str(path)
+
+
+def test_zipped_image_dataset(fake_pillow, tmp_path):
+    rgb = numpy.arange(12, dtype=numpy.uint8).reshape(2, 2, 3)
+    grey = numpy.array([[1, 2], [3, 4]], numpy.uint8)
+    zpath = _zip_of_arrays(tmp_path / 'a.zip', {'sub/rgb.npy': rgb,
+                                                'grey.npy': grey})
+    ds = datasets.ZippedImageDataset(zpath)
+    assert len(ds) == 2
+    x = ds[0]
+    assert x.dtype == numpy.float32 and x.shape == (3, 2, 2)
+    numpy.testing.assert_array_equal(x, rgb.transpose(2, 0, 1))
+    numpy.testing.assert_array_equal(ds.get_example('grey.npy'),
+                                     grey[None])
+    ds2 = pickle.loads(pickle.dumps(ds))
+    numpy.testing.assert_array_equal(ds2[1], grey[None])
+    assert datasets.ZippedImageDataset(zpath, dtype=numpy.uint8)[1].dtype \
+        == numpy.uint8
+
+
+def test_labeled_and_multi_zipped(fake_pillow, tmp_path):
+    a = _zip_of_arrays(tmp_path / 'a.zip',
+                       {'x.npy': numpy.zeros((1, 1), numpy.uint8),
+                        'y.npy': numpy.ones((1, 1), numpy.uint8)})
+    b = _zip_of_arrays(tmp_path / 'b.zip',
+                       {'z.npy': numpy.full((1, 1), 2, numpy.uint8)})
+    labels = tmp_path / 'labels.txt'
+    labels.write_text('y.npy 7\nx.npy 3\n')
+    ds = datasets.LabeledZippedImageDataset(a, str(labels))
+    assert len(ds) == 2
+    img, label = ds[0]
+    assert img.ravel().tolist() == [1.0]
+    assert label.dtype == numpy.int32 and int(label) == 7
+    multi = datasets.MultiZippedImageDataset([a, b])
+    assert len(multi) == 3
+    assert [float(multi[i].ravel()[0]) for i in range(3)] == [0.0, 1.0, 2.0]
+    assert float(multi[-1].ravel()[0]) == 2.0
+    with pytest.raises(IndexError):
+        multi.get_example(3)
+    labels.write_text('only-one-field\n')
+    with pytest.raises(ValueError, match='invalid format at line 0'):
+        datasets.LabeledZippedImageDataset(a, str(labels))
+
+
+def test_available_flag(fake_pillow):
+    from cpuframe.datasets import image_dataset
+    assert image_dataset.available is True
+
+
+def test_available_false_without_pillow(monkeypatch):
+    from cpuframe.datasets import image_dataset
+    monkeypatch.setitem(sys.modules, 'PIL', None)
+    monkeypatch.setitem(sys.modules, 'PIL.Image', None)
+    assert image_dataset.available is False
+    with pytest.raises(ImportError, match='Pillow'):
+        datasets.ZippedImageDataset('unused.zip')

@@ -38,6 +38,7 @@ def write_chainer_cache(root, directory, n_train=5, n_test=3):
 @pytest.fixture(params=[
     ('mnist', 'pfnet/chainer/mnist'),
     ('fashion_mnist', 'pfnet/chainer/fashion-mnist'),
+    ('kuzushiji_mnist', 'pfnet/chainer/kuzushiji_mnist'),
 ])
 def cached(request, dataset_root):
     name, directory = request.param
@@ -172,3 +173,22 @@ def test_fashion_mnist_labels():
         'T-shirt/top', 'Ankle boot', 'Sandal']
     with pytest.raises(ValueError, match='get_fashion_mnist_labels'):
         datasets.get_fashion_mnist_labels([10])
+
+
+def test_kuzushiji_download_and_labels(dataset_root):
+    base = 'http://codh.rois.ac.jp/kmnist/dataset/kmnist/'
+    for prefix, n in (('train', 3), ('t10k', 2)):
+        fake.put_in_cache(dataset_root,
+                          base + prefix + '-images-idx3-ubyte.gz',
+                          fake.idx_images(numpy.full((n, 28, 28), 255,
+                                                     numpy.uint8)))
+        fake.put_in_cache(dataset_root,
+                          base + prefix + '-labels-idx1-ubyte.gz',
+                          fake.idx_labels(numpy.arange(n, dtype=numpy.uint8)))
+    train, test = datasets.get_kuzushiji_mnist(ndim=3)
+    assert (len(train), len(test)) == (3, 2)
+    assert train[2][0].shape == (1, 28, 28) and int(train[2][1]) == 2
+    assert (dataset_root / 'pfnet/chainer/kuzushiji_mnist/test.npz').exists()
+    labels = datasets.get_kuzushiji_mnist_labels()
+    assert len(labels) == 10
+    assert labels[0] == ('o', '\u304a') and labels[9] == ('wo', '\u3092')

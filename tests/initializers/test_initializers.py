@@ -49,7 +49,7 @@ def test_random_initializer_statistics(init, std):
 
 def test_fans_with_kernel():
     assert I.get_fans((8, 4, 3, 3)) == (36, 72)
-    with pytest.raises(ValueError, match='get_fans'):
+    with pytest.raises(ValueError, match='length >= 2'):
         I.get_fans((3,))
 
 

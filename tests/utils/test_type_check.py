@@ -68,3 +68,14 @@ def test_invalid_type_is_type_error_and_pickles():
     assert isinstance(e, TypeError)
     e2 = pickle.loads(pickle.dumps(e))
     assert str(e2) == str(e)
+
+
+def test_prod_expression_and_same_types():
+    t = T.get_types((numpy.zeros((2, 3, 4), numpy.float32),), 'in_types',
+                    False)
+    T.expect(T.prod(t[0].shape[1:]) == 12)
+    with pytest.raises(T.InvalidType) as e:
+        T.expect(T.prod(t[0].shape) == 5)
+    assert 'prod(in_types[0].shape)' in str(e.value)
+    assert T.same_types(numpy.zeros(1), numpy.ones(2))
+    assert not T.same_types(numpy.zeros(1), [1])

@@ -37,3 +37,9 @@ def squared_error(x0, x1):
     array([1., 4.], dtype=float32)
     """
     return SquaredError().apply((x0, x1))[0]
+
+
+# Chainer defines F.squared_difference (the same function) in this module.
+from cpuframe.functions.math.squared_difference import (  # noqa: E402,F401
+    squared_difference,
+)

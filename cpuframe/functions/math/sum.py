@@ -84,3 +84,7 @@ def mean(x, axis=None, weights=None, keepdims=False):
         1.0 / count if count else float("nan"))
 
 
+
+
+# Chainer defines F.sum_to in this module.
+from cpuframe.functions.array.sum_to import SumTo, sum_to  # noqa: E402,F401

@@ -52,3 +52,15 @@ def tan(x):
     array([0.], dtype=float32)
     """
     return Tan().apply((x,))[0]
+
+
+# Chainer defines the inverse functions in this module too.
+from cpuframe.functions.math.arctan2 import Arctan2, arctan2  # noqa: E402,F401
+from cpuframe.functions.math.inverse_trigonometric import (  # noqa: E402,F401
+    Arccos,
+    Arcsin,
+    Arctan,
+    arccos,
+    arcsin,
+    arctan,
+)

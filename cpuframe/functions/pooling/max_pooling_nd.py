@@ -259,3 +259,13 @@ def max_pooling_3d(x, ksize, stride=None, pad=0, cover_all=True,
     """3-dimensional max pooling: :func:`max_pooling_nd` on ``(n, c, d, h, w)``."""
     _pooling_utils.check_fixed_ndim(x, 3, 'max_pooling_3d')
     return max_pooling_nd(x, ksize, stride, pad, cover_all, return_indices)
+
+
+def __getattr__(name):
+    # Chainer's max_pooling_nd module also offers max_pooling_2d; it is
+    # defined in max_pooling_2d (which imports this module), so on demand.
+    if name == 'max_pooling_2d':
+        from cpuframe.functions.pooling.max_pooling_2d import max_pooling_2d
+        return max_pooling_2d
+    raise AttributeError(
+        'module {!r} has no attribute {!r}'.format(__name__, name))

@@ -9,6 +9,23 @@ from cpuframe.function_node import FunctionNode
 from cpuframe.training import extension
 from cpuframe.variable import Variable, VariableNode
 
+
+def is_return_code_zero(args):
+    """Whether the command ``args`` (a list of str) runs and exits with 0;
+    its output is discarded.  A missing command counts as failure."""
+    try:
+        subprocess.check_call(args, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    except (subprocess.CalledProcessError, OSError):
+        return False
+    return True
+
+
+def is_graphviz_available():
+    """Whether Graphviz's ``dot`` can be run."""
+    return is_return_code_zero(['dot', '-V'])
+
+
 _var_style = {'shape': 'octagon', 'fillcolor': '#E0E0E0', 'style': 'filled'}
 _func_style = {'shape': 'record', 'fillcolor': '#6495ED', 'style': 'filled'}
 

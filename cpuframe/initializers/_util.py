@@ -1,0 +1,15 @@
+"""Helpers shared by the initializer submodules (not part of the API)."""
+import numpy
+
+from cpuframe import backend
+
+
+def rng_or_global(rng):
+    """``rng``, or NumPy's global random state when None."""
+    return numpy.random if rng is None else rng
+
+
+def fill(array, values):
+    """Write host ``values`` into ``array`` on the array's own device."""
+    array[...] = backend.get_device_from_array(array).send(
+        numpy.asarray(values, dtype=array.dtype))

@@ -1,0 +1,5 @@
+"""Warning categories of the framework."""
+
+
+class PerformanceWarning(RuntimeWarning):
+    """Warning that indicates possible performance issues."""
