@@ -9,8 +9,9 @@ def _per_file(name, value, n):
         return [value] * n
     value = list(value)
     if len(value) != n:
-        raise ValueError('TextDataset: expected one {} per file ({}), got {}'
-                         .format(name, n, len(value)))
+        raise ValueError('TextDataset: length of each option must match with '
+                         'the number of text files to read: expected one {} '
+                         'per file ({}), got {}'.format(name, n, len(value)))
     return value
 
 
