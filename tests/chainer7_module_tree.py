@@ -876,14 +876,7 @@ TREE = {
 }
 
 NOT_PROVIDED_MODULES = frozenset({
-    'chainer.computational_graph',
-    'chainer.dataset.tabular',
-    'chainer.dataset.tabular.delegate_dataset',
-    'chainer.dataset.tabular.from_data',
-    'chainer.dataset.tabular.tabular_dataset',
-    'chainer.datasets.kuzushiji_mnist',
     'chainer.datasets.svhn',
-    'chainer.device_resident',
     'chainer.distribution',
     'chainer.distributions',
     'chainer.distributions.bernoulli',
@@ -908,47 +901,21 @@ NOT_PROVIDED_MODULES = frozenset({
     'chainer.distributions.utils',
     'chainer.exporters',
     'chainer.exporters.caffe',
-    'chainer.functions.array.as_strided',
-    'chainer.functions.array.fliplr',
-    'chainer.functions.array.flipud',
-    'chainer.functions.array.rollaxis',
-    'chainer.functions.array.space2depth',
-    'chainer.functions.array.transpose_sequence',
     'chainer.functions.connection.deformable_convolution_2d_sampler',
-    'chainer.functions.connection.shift',
-    'chainer.functions.loss.black_out',
     'chainer.functions.loss.ctc',
     'chainer.functions.loss.discriminative_loss',
-    'chainer.functions.math.arctanh',
-    'chainer.functions.math.ceil',
-    'chainer.functions.math.cholesky',
     'chainer.functions.math.digamma',
-    'chainer.functions.math.erf',
-    'chainer.functions.math.erfc',
     'chainer.functions.math.erfcinv',
     'chainer.functions.math.erfcx',
     'chainer.functions.math.erfinv',
-    'chainer.functions.math.exponential_m1',
-    'chainer.functions.math.fft',
-    'chainer.functions.math.fix',
-    'chainer.functions.math.floor',
-    'chainer.functions.math.identity',
     'chainer.functions.math.lgamma',
     'chainer.functions.math.log_ndtr',
-    'chainer.functions.math.logarithm_1p',
-    'chainer.functions.math.matmul',
-    'chainer.functions.math.minimum',
-    'chainer.functions.math.ndtr',
     'chainer.functions.math.ndtri',
     'chainer.functions.math.polygamma',
-    'chainer.functions.math.scale',
-    'chainer.functions.math.sparse_matmul',
     'chainer.functions.math.zeta',
     'chainer.functions.normalization.decorrelated_batch_normalization',
     'chainer.functions.pooling.average_pooling_nd_kernel',
     'chainer.functions.pooling.max_pooling_nd_kernel',
-    'chainer.functions.pooling.pooling_2d',
-    'chainer.functions.pooling.pooling_nd',
     'chainer.functions.pooling.pooling_nd_kernel',
     'chainer.functions.rnn.tree_lstm',
     'chainer.functions.theano',
@@ -956,14 +923,7 @@ NOT_PROVIDED_MODULES = frozenset({
     'chainer.graph_optimizations',
     'chainer.graph_optimizations.static_graph',
     'chainer.graph_optimizations.static_graph_utilities',
-    'chainer.initializer',
-    'chainer.initializers.constant',
-    'chainer.initializers.normal',
-    'chainer.initializers.orthogonal',
-    'chainer.initializers.sampling',
-    'chainer.initializers.uniform',
     'chainer.iterators.dali_iterator',
-    'chainer.link_hooks.weight_standardization',
     'chainer.links.activation.simplified_dropconnect',
     'chainer.links.caffe',
     'chainer.links.caffe.caffe_function',
@@ -981,61 +941,25 @@ NOT_PROVIDED_MODULES = frozenset({
     'chainer.links.rnn.tree_lstm',
     'chainer.links.theano',
     'chainer.links.theano.theano_function',
-    'chainer.memory_layouts',
     'chainer.testing.doctest_helper',
     'chainer.training.extensions.variable_statistics_plot',
     'chainer.training.updaters.multiprocess_parallel_updater',
     'chainer.training.updaters.parallel_updater',
-    'chainer.types',
-    'chainer.utils.argument',
-    'chainer.utils.array',
-    'chainer.utils.cache',
-    'chainer.utils.conv_nd',
     'chainer.utils.conv_nd_kernel',
-    'chainer.utils.error',
-    'chainer.utils.experimental',
-    'chainer.utils.imgproc',
-    'chainer.utils.meta',
-    'chainer.utils.nondeterministic',
-    'chainer.utils.precision',
-    'chainer.utils.sparse',
-    'chainer.warnings',
 })
 
 NOT_PROVIDED_NAMES = {
     'chainer': (
-        'Distribution Fallback array basic_math cross_entropy '
-        'disable_experimental_feature_warning distributions get_array_types '
-        'get_compute_mode get_cpu_array_types graph_optimizations '
-        'is_arrays_compatible kl_divergence register_kl should_use_cudnn '
-        'should_use_cudnn_tensor_core static_code static_graph warnings'
+        'Distribution cross_entropy distributions graph_optimizations kl_divergence '
+        'register_kl static_code static_graph'
     ),
-    'chainer.backends.cuda': (
-        'clear_memo cudnn elementwise fuse get_cudnn_dropout_states '
-        'get_cudnn_dropout_states_core get_device get_max_workspace_size libcudnn '
-        'memoize memory_pool pinned_memory_pool raw reduce set_max_workspace_size '
-        'should_use_cudnn should_use_cudnn_tensor_core'
-    ),
-    'chainer.dataset': 'ConcatWithAsyncTransfer TabularDataset',
-    'chainer.dataset.convert': 'ConcatWithAsyncTransfer Conveyor concat_examples_func',
-    'chainer.datasets': (
-        'LabeledZippedImageDataset MultiZippedImageDataset ZippedImageDataset '
-        'get_kuzushiji_mnist get_kuzushiji_mnist_labels get_svhn'
-    ),
-    'chainer.datasets.image_dataset': (
-        'LabeledZippedImageDataset MultiZippedImageDataset ZippedImageDataset '
-        'available'
-    ),
-    'chainer.function': 'force_backprop_mode no_backprop_mode',
-    'chainer.function_hooks.cupy_memory_profile': (
-        'CupyMemoryCumulativeHook MemoryHook memory_hook_available'
-    ),
+    'chainer.datasets': 'get_svhn',
     'chainer.functions': (
-        'arctanh as_strided black_out cholesky connectionist_temporal_classification '
-        'decorrelated_batch_normalization deformable_convolution_2d_sampler digamma '
-        'discriminative_margin_based_clustering_loss erf erfc erfcinv erfcx erfinv '
-        'fft fixed_decorrelated_batch_normalization ifft lgamma log_ndtr ndtr ndtri '
-        'polygamma shift sparse_matmul tree_lstm zeta'
+        'connectionist_temporal_classification decorrelated_batch_normalization '
+        'deformable_convolution_2d_sampler digamma '
+        'discriminative_margin_based_clustering_loss erfcinv erfcx erfinv '
+        'fixed_decorrelated_batch_normalization lgamma log_ndtr ndtri polygamma '
+        'tree_lstm zeta'
     ),
     'chainer.functions.activation.clipped_relu': (
         'ClippedReLUGrad2 ClippedReLUGrad3 cudnn'
@@ -1048,6 +972,7 @@ NOT_PROVIDED_NAMES = {
     'chainer.functions.activation.softplus': 'SoftplusGrad',
     'chainer.functions.activation.swish': 'SwishGrad',
     'chainer.functions.activation.tanh': 'cudnn',
+    'chainer.functions.array.as_strided': 'TensorGeometry index_dtype',
     'chainer.functions.array.depth2space': 'Depth2Space',
     'chainer.functions.array.get_item': 'install_variable_get_item',
     'chainer.functions.array.im2col': 'Im2ColGrad',
@@ -1057,6 +982,7 @@ NOT_PROVIDED_NAMES = {
         'interpolate_grad_bilinear_gpu'
     ),
     'chainer.functions.array.select_item': 'Assign',
+    'chainer.functions.array.space2depth': 'Space2Depth',
     'chainer.functions.array.spatial_transformer_grid': 'cudnn libcudnn',
     'chainer.functions.array.spatial_transformer_sampler': (
         'SpatialTransformerSampler cudnn libcudnn'
@@ -1071,7 +997,6 @@ NOT_PROVIDED_NAMES = {
     'chainer.functions.loss.negative_sampling': (
         'NegativeSamplingFunction NegativeSamplingFunctionGrad'
     ),
-    'chainer.functions.loss.squared_error': 'squared_difference',
     'chainer.functions.math.average': 'Mean',
     'chainer.functions.math.basic_math': (
         'AbsoluteGrad DivFromConstantGrad DivGrad PowConstVarGrad PowVarConstGrad '
@@ -1085,13 +1010,14 @@ NOT_PROVIDED_NAMES = {
     'chainer.functions.math.einsum': 'DiagEinSum einsum_symbols einsum_symbols_set',
     'chainer.functions.math.inv': 'BatchInv',
     'chainer.functions.math.linear_interpolate': 'LinearInterpolateGrad',
+    'chainer.functions.math.matmul': 'BatchMatMul BatchMatMulGrad',
     'chainer.functions.math.maximum': 'MaximumGrad',
+    'chainer.functions.math.minimum': 'MinimumGrad',
     'chainer.functions.math.minmax': 'IndexSelectorBase SelectorBase',
+    'chainer.functions.math.sparse_matmul': 'CooMatMul CooMatMulGradSP',
     'chainer.functions.math.sqrt': 'RsqrtGPU',
-    'chainer.functions.math.sum': 'SumTo sum_to',
     'chainer.functions.math.trigonometric': (
-        'Arccos ArccosGrad Arcsin ArcsinGrad Arctan Arctan2 Arctan2Grad ArctanGrad '
-        'CosGrad SinGrad arccos arcsin arctan arctan2'
+        'ArccosGrad ArcsinGrad Arctan2Grad ArctanGrad CosGrad SinGrad'
     ),
     'chainer.functions.noise.dropout': 'DropoutGradCuDNN cudnn',
     'chainer.functions.normalization.batch_normalization': (
@@ -1102,7 +1028,8 @@ NOT_PROVIDED_NAMES = {
     ),
     'chainer.functions.normalization.group_normalization': 'cudnn libcudnn',
     'chainer.functions.pooling.average_pooling_2d': 'AveragePooling2DGrad',
-    'chainer.functions.pooling.max_pooling_nd': 'max_pooling_2d',
+    'chainer.functions.pooling.pooling_2d': 'cudnn',
+    'chainer.functions.pooling.pooling_nd': 'cudnn',
     'chainer.functions.pooling.roi_pooling_2d': 'ROIPooling2DGrad',
     'chainer.functions.rnn.lstm': 'lstm_grad_grad',
     'chainer.functions.rnn.n_step_gru': 'NStepBiGRU NStepGRU cudnn n_step_gru_base',
@@ -1114,12 +1041,7 @@ NOT_PROVIDED_NAMES = {
     ),
     'chainer.functions.rnn.slstm': 'slstm_grad_grad',
     'chainer.gradient_check': 'NondifferentiableError',
-    'chainer.initializers': 'DownsamplingConvFilter UpsamplingDeconvFilter types',
     'chainer.iterators': 'DaliIterator',
-    'chainer.link_hooks': 'WeightStandardization',
-    'chainer.link_hooks.spectral_normalization': (
-        'calculate_max_singular_value l2normalize update_approximate_vectors'
-    ),
     'chainer.links': (
         'BlackOut ChildSumTreeLSTM DecorrelatedBatchNormalization '
         'DeformableConvolution2D GoogLeNet InceptionBN NaryTreeLSTM ResNet101Layers '
@@ -1139,33 +1061,18 @@ NOT_PROVIDED_NAMES = {
     'chainer.optimizers.rmsprop_graves': 'RMSpropGravesHyperparameter',
     'chainer.optimizers.sgd': 'SGDHyperparameter',
     'chainer.optimizers.smorms3': 'SMORMS3Hyperparameter',
-    'chainer.testing.attr': 'check_available get_error is_available',
     'chainer.testing.condition': 'QuietTestRunner',
     'chainer.testing.random': 'do_setup do_teardown',
     'chainer.testing.training': 'check_available get_error is_available',
     'chainer.testing.unary_math_function_test': 'check_available is_available',
     'chainer.training': 'ParallelUpdater',
     'chainer.training.extensions': 'VariableStatisticsPlot',
-    'chainer.training.extensions.computational_graph': (
-        'is_graphviz_available is_return_code_zero'
-    ),
-    'chainer.training.extensions.snapshot_writers': (
-        'ProcessQueueWriter ProcessWriter QueueWriter StandardWriter '
-        'ThreadQueueWriter'
-    ),
     'chainer.training.extensions.util': 'erase_console set_console_cursor_position',
     'chainer.training.updaters': 'MultiprocessParallelUpdater ParallelUpdater',
-    'chainer.utils': (
-        'CooMatrix collections_abc enable_final experimental final get_conv_outsize '
-        'get_deconv_outsize get_order nondeterministic tempdir to_coo'
-    ),
-    'chainer.utils.conv': 'col2im col2im_cpu col2im_gpu im2col im2col_cpu im2col_gpu',
     'chainer.utils.type_check': (
         'Atom BoolBinaryOperator GetAttr LightMode LightTypeInfoTuple '
-        'get_function_check_context get_light_types in_light_mode light_mode prod '
-        'same_types'
+        'get_function_check_context get_light_types in_light_mode light_mode'
     ),
-    'chainer.variable': 'variable_repr variable_str',
 }
 
 # Where Chainer's own package binds a submodule's name to the function of
