@@ -1,0 +1,30 @@
+"""PASS/FAIL bookkeeping shared by the try_*.py drivers."""
+import sys
+import traceback
+
+results = []
+
+
+def check(name, fn, *args, **kwargs):
+    """Run ``fn``; print one PASS/FAIL line (with the traceback tail)."""
+    try:
+        out = fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001 -- discovery: record everything
+        tb = traceback.format_exc().rstrip().splitlines()
+        print('FAIL %s: %s: %s' % (name, type(e).__name__,
+                                   str(e).splitlines()[0] if str(e) else ''))
+        for line in tb[-8:]:
+            print('    | ' + line)
+        results.append((name, False))
+        sys.stdout.flush()
+        return None
+    print('PASS %s' % name)
+    results.append((name, True))
+    sys.stdout.flush()
+    return out
+
+
+def summary(label):
+    n_pass = sum(ok for _, ok in results)
+    print('%s: %d passed, %d failed' % (label, n_pass, len(results) - n_pass))
+    return 0 if n_pass == len(results) else 1
