@@ -189,6 +189,17 @@ def _noop():
     yield
 
 
+def install_py310_compat():
+    """(d) ChainerRL 0.8.0 uses ``collections.Iterable`` (removed in Python
+    3.10) in chainerrl/recurrent.py (A3C's unchain_backward)."""
+    import collections
+    for name in ('Iterable', 'Sequence', 'Mapping'):
+        if not hasattr(collections, name):
+            setattr(collections, name, getattr(collections.abc, name))
+            applied.append('collections.%s: alias of collections.abc (py3.10+)'
+                           % name)
+
+
 def install_gym_compat():
     """(d) ChainerRL 0.8.0 vs gym 0.26: gym.wrappers.Monitor and
     gym.wrappers.monitoring.stats_recorder were removed from gym (0.22+).

@@ -18,7 +18,9 @@ PY="$VENV/bin/python"
 # setuptools<70 and wheel: the libraries' setup.py files `import pkg_resources`
 # (WORKAROUND: setuptools>=70 no longer ships it, so build isolation fails;
 # we install with --no-build-isolation against this setuptools).
-"$PIP" install -q numpy pytest onednn-cpu-gomp==2023.2.0 pillow 'setuptools<70' wheel
+# WORKAROUND (d): numpy<2.4 -- NumPy 2.4 turned float(<1-element 1-d array>) into a
+# TypeError, which ChainerRL 0.8 relies on everywhere (float(action_value.max.array)).
+"$PIP" install -q "numpy<2.4" pytest onednn-cpu-gomp==2023.2.0 pillow 'setuptools<70' wheel
 
 # Library dependencies other than chainer.
 # six: a dependency of Chainer itself (chainercv imports it); chainer is not installed.
