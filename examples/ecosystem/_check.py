@@ -3,6 +3,7 @@ import sys
 import traceback
 
 results = []
+prefix = ''  # e.g. '[rank 1] ' for MPI drivers
 
 
 def check(name, fn, *args, **kwargs):
@@ -11,14 +12,14 @@ def check(name, fn, *args, **kwargs):
         out = fn(*args, **kwargs)
     except Exception as e:  # noqa: BLE001 -- discovery: record everything
         tb = traceback.format_exc().rstrip().splitlines()
-        print('FAIL %s: %s: %s' % (name, type(e).__name__,
+        print(prefix + 'FAIL %s: %s: %s' % (name, type(e).__name__,
                                    str(e).splitlines()[0] if str(e) else ''))
         for line in tb[-8:]:
-            print('    | ' + line)
+            print(prefix + '    | ' + line)
         results.append((name, False))
         sys.stdout.flush()
         return None
-    print('PASS %s' % name)
+    print(prefix + 'PASS %s' % name)
     results.append((name, True))
     sys.stdout.flush()
     return out
@@ -26,5 +27,5 @@ def check(name, fn, *args, **kwargs):
 
 def summary(label):
     n_pass = sum(ok for _, ok in results)
-    print('%s: %d passed, %d failed' % (label, n_pass, len(results) - n_pass))
+    print(prefix + '%s: %d passed, %d failed' % (label, n_pass, len(results) - n_pass))
     return 0 if n_pass == len(results) else 1

@@ -126,7 +126,11 @@ def install():
     _module('utils.experimental', experimental=_experimental)
     _module('utils.collections_abc',
             **{k: getattr(collections.abc, k) for k in collections.abc.__all__})
-    _attr('utils', 'experimental', _experimental)
+    # In Chainer, chainer.utils.experimental is the FUNCTION (utils/__init__
+    # does `from chainer.utils.experimental import experimental`).
+    import chainer.utils as _u
+    if isinstance(getattr(_u, 'experimental', None), types.ModuleType):
+        _u.experimental = _u.experimental.experimental
 
     # chainer.initializer (module with class Initializer) and
     # chainer.initializers.constant (module with Zero, One, Constant, ...)
@@ -168,6 +172,26 @@ def install():
         """shim placeholder: cpuframe has no impl_selector support."""
     _attr('functions.normalization.batch_normalization',
           'GeneralBatchNormalizationImpl', GeneralBatchNormalizationImpl)
+    # chainer.mixed16 and chainer.get_dtype(dtype=None, map_mixed16=None)
+    # (chainermn.links.MultiNodeBatchNormalization.__init__)
+    if not hasattr(chainer, 'mixed16'):
+        class _Mixed16(object):
+            def __repr__(self):
+                return "dtype('mixed16')"
+        chainer.mixed16 = _Mixed16()
+        applied.append('chainer.mixed16: added')
+    import inspect
+    if 'map_mixed16' not in inspect.signature(chainer.get_dtype).parameters:
+        _orig_get_dtype = chainer.get_dtype
+
+        def get_dtype(dtype=None, map_mixed16=None):
+            if dtype is None:
+                dtype = chainer.config.dtype
+            if dtype is chainer.mixed16:
+                dtype = map_mixed16 if map_mixed16 is not None else 'float16'
+            return _orig_get_dtype(dtype)
+        chainer.get_dtype = get_dtype
+        applied.append('chainer.get_dtype: map_mixed16 argument added')
     return applied
 
 
