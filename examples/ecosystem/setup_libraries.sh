@@ -23,9 +23,14 @@ PY="$VENV/bin/python"
 "$PIP" install -q "numpy<2.4" pytest onednn-cpu-gomp==2023.2.0 pillow 'setuptools<70' wheel
 
 # Library dependencies other than chainer.
+# WORKAROUND (d): ChainerUI 0.11's alembic migrations call
+# conn.execute('SELECT ...') with a plain string, which SQLAlchemy 2 rejects
+# (ObjectNotExecutableError at `chainerui db upgrade`): sqlalchemy<2, and an
+# alembic that still supports it (<1.14).
 # six: a dependency of Chainer itself (chainercv imports it); chainer is not installed.
 "$PIP" install -q six scipy cached-property gym \
-    msgpack Flask sqlalchemy alembic gevent structlog filelock urllib3 \
+    msgpack Flask gevent structlog filelock urllib3 \
+    'sqlalchemy<2' 'alembic<1.14' \
     mpi4py mpich
 
 mkdir -p "$WORK"
