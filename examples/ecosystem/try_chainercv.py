@@ -36,9 +36,11 @@ def imports():
     import chainercv.links  # noqa
     import chainercv.transforms  # noqa
     import chainercv.utils  # noqa
+    return True
 
 
-check('import chainercv, chainercv.links', imports)
+if not check('import chainercv, chainercv.links', imports):
+    sys.exit(summary('try_chainercv'))
 import chainercv  # noqa: E402
 from chainercv import links as CL  # noqa: E402
 from chainercv import transforms, utils  # noqa: E402

@@ -83,9 +83,11 @@ def imports():
     import chainerrl  # noqa
     import chainerrl.agents  # noqa
     import chainerrl.experiments  # noqa
+    return True
 
 
-check('import chainerrl', imports)
+if not check('import chainerrl', imports):
+    sys.exit(summary('try_chainerrl'))
 import chainerrl  # noqa: E402
 
 env = make_env()

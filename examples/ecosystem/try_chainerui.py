@@ -46,9 +46,11 @@ def imports():
     import chainerui  # noqa
     import chainerui.extensions  # noqa
     import chainerui.utils  # noqa
+    return True
 
 
-check('import chainerui, chainerui.extensions, chainerui.utils', imports)
+if not check('import chainerui, chainerui.extensions, chainerui.utils', imports):
+    sys.exit(summary('try_chainerui'))
 from chainerui.extensions import CommandsExtension  # noqa: E402
 from chainerui.utils import save_args  # noqa: E402
 
