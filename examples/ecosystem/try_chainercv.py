@@ -4,6 +4,9 @@
 
 Models are built with pretrained_model=None and run on small random images
 on '@numpy' and '@intel64'; one training step for SegNetBasic and ResNet50.
+--quick: '@numpy' only, no full-size VGG16.  --more: also YOLOv2/v3,
+YOLOv2Tiny, SSD512, SE-ResNet(X)50, FasterRCNNFPNResNet50,
+MaskRCNNFPNResNet50, DeepLabV3plusXception65, PSPNetResNet50 ('@numpy').
 Prints one PASS/FAIL line per check.
 """
 import os
@@ -23,6 +26,7 @@ ecosystem_shims.install()
 print('shims applied: %s' % ecosystem_shims.applied)
 
 QUICK = '--quick' in sys.argv
+MORE = '--more' in sys.argv  # also YOLO, FPN, Mask R-CNN, DeepLab, PSPNet
 DEVICES = ['@numpy'] if QUICK else ['@numpy', '@intel64']
 rng = np.random.RandomState(0)
 
@@ -237,5 +241,43 @@ for device in DEVICES:
     check('FasterRCNNTrainChain train step %s' % device, faster_rcnn_train,
           device)
 check('Link.to_intel64() + SegNetBasic predict', to_intel64_method)
+
+
+def detect(model):
+    bboxes, labels, scores = model.predict([img(70, 90)])
+    assert bboxes[0].shape[1:] == (4,) and labels[0].shape == scores[0].shape
+
+
+def more_models():
+    from chainercv.experimental import links as CEL
+    check('YOLOv2 predict', lambda: detect(CL.YOLOv2(n_fg_class=3)))
+    check('YOLOv3 predict', lambda: detect(CL.YOLOv3(n_fg_class=3)))
+    check('YOLOv2Tiny predict',
+          lambda: detect(CEL.YOLOv2Tiny(n_fg_class=3)))
+    check('SSD512 predict', lambda: detect(CL.SSD512(n_fg_class=3)))
+    x = np.zeros((1, 3, 64, 64), np.float32)
+    check('SEResNet50 forward', lambda: CL.SEResNet50(n_class=5)(x))
+    check('SEResNeXt50 forward', lambda: CL.SEResNeXt50(n_class=5)(x))
+    check('FasterRCNNFPNResNet50 predict', lambda: detect(
+        CL.FasterRCNNFPNResNet50(n_fg_class=3, min_size=64, max_size=96)))
+
+    def mask_rcnn():
+        model = CL.MaskRCNNFPNResNet50(n_fg_class=3, min_size=64,
+                                       max_size=96)
+        masks, labels, scores = model.predict([img(70, 90)])
+        assert masks[0].shape[1:] == (70, 90), masks[0].shape
+    check('MaskRCNNFPNResNet50 predict', mask_rcnn)
+
+    def segment(model):
+        labels = model.predict([img(60, 70)])
+        assert labels[0].shape == (60, 70), labels[0].shape
+    check('DeepLabV3plusXception65 predict', lambda: segment(
+        CL.DeepLabV3plusXception65(n_class=4, min_input_size=(65, 65))))
+    check('PSPNetResNet50 predict', lambda: segment(
+        CEL.PSPNetResNet50(n_class=4, input_size=(65, 65))))
+
+
+if MORE:
+    more_models()
 
 sys.exit(summary('try_chainercv'))
