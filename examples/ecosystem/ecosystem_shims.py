@@ -180,6 +180,12 @@ def install():
         """shim placeholder: cpuframe has no impl_selector support."""
     _attr('functions.normalization.batch_normalization',
           'GeneralBatchNormalizationImpl', GeneralBatchNormalizationImpl)
+    # Link._device_id (Chainer 7 keeps it for backward compatibility: the
+    # CUDA device id, None on CPU); chainerrl.links.FactorizedNoisyLinear
+    if not hasattr(chainer.Link, '_device_id'):
+        chainer.Link._device_id = property(lambda self: None)
+        applied.append('chainer.Link._device_id: added (None on CPU)')
+
     # chainer.mixed16 and chainer.get_dtype(dtype=None, map_mixed16=None)
     # (chainermn.links.MultiNodeBatchNormalization.__init__)
     if not hasattr(chainer, 'mixed16'):

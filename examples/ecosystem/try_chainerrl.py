@@ -6,7 +6,9 @@ DQN / DoubleDQN for a few hundred steps on CartPole (gym 0.26 behind an
 old-API wrapper, since ChainerRL 0.8 speaks gym's pre-0.26 API; a tiny
 built-in env if gym's CartPole cannot run), PPO and A3C constructors and a
 few hundred steps, A3C with 2 processes through train_agent_async, and a
-recurrent (LSTM) DQN.  Prints one PASS/FAIL line per check.
+recurrent (LSTM) DQN.  --more: also TRPO, DDPG, TD3, SAC (Pendulum-v1),
+IQN, CategoricalDQN, ACER, NoisyNet DoubleDQN with prioritized replay.
+Prints one PASS/FAIL line per check.
 """
 import os
 import sys
@@ -241,6 +243,201 @@ def drqn():
     print('    recurrent DQN: %d episodes, stats %s' % (episodes, stats))
 
 
+MORE = '--more' in sys.argv
+
+
+def make_pendulum():
+    env = OldAPI(gym.make('Pendulum-v1', disable_env_checker=True))
+    env.reset(seed=0)
+    return env
+
+
+def continuous_steps(agent, n_steps=200):
+    penv = make_pendulum()
+    return run_steps(agent, penv, n_steps)
+
+
+def pendulum_spaces():
+    penv = make_pendulum()
+    return (penv.observation_space.shape[0], penv.action_space.shape[0],
+            penv.action_space.low, penv.action_space.high)
+
+
+def trpo():
+    # TRPO: conjugate gradient with Hessian-vector products of the KL
+    # (chainer.grad with enable_double_backprop=True)
+    o, a, low, high = pendulum_spaces()
+    policy = chainerrl.policies.FCGaussianPolicyWithStateIndependentCovariance(
+        o, a, n_hidden_layers=1, n_hidden_channels=32, mean_wscale=0.01,
+        nonlinearity=F.tanh, var_type='diagonal',
+        var_func=lambda x: F.exp(2 * x), var_param_init=0)
+    vf = chainerrl.v_functions.FCVFunction(o, n_hidden_channels=32,
+                                           n_hidden_layers=1,
+                                           nonlinearity=F.tanh)
+    vf_opt = chainer.optimizers.Adam()
+    vf_opt.setup(vf)
+    agent = chainerrl.agents.TRPO(
+        policy=policy, vf=vf, vf_optimizer=vf_opt, update_interval=64,
+        conjugate_gradient_max_iter=5, conjugate_gradient_damping=1e-1,
+        gamma=0.995, lambd=0.97, vf_epochs=1, entropy_coef=0, phi=phi,
+        obs_normalizer=chainerrl.links.EmpiricalNormalization(o))
+    before = [np.array(p.array, copy=True) for p in policy.params()]
+    episodes, stats = continuous_steps(agent, 200)
+    print('    TRPO: stats %s' % (stats,))
+    assert any(not np.array_equal(b, p.array)
+               for b, p in zip(before, policy.params())), \
+        'TRPO did not change the policy'
+
+
+def ddpg():
+    o, a, low, high = pendulum_spaces()
+    q_func = chainerrl.q_functions.FCSAQFunction(o, a, n_hidden_channels=32,
+                                                 n_hidden_layers=2)
+    pi = chainerrl.policies.FCDeterministicPolicy(
+        o, action_size=a, n_hidden_channels=32, n_hidden_layers=2,
+        min_action=low, max_action=high, bound_action=True)
+    model = chainerrl.agents.ddpg.DDPGModel(q_func=q_func, policy=pi)
+    opt_a = chainer.optimizers.Adam(alpha=1e-4)
+    opt_c = chainer.optimizers.Adam(alpha=1e-3)
+    opt_a.setup(model['policy'])
+    opt_c.setup(model['q_function'])
+    agent = chainerrl.agents.DDPG(
+        model, opt_a, opt_c, chainerrl.replay_buffer.ReplayBuffer(10 ** 4),
+        gamma=0.99, explorer=chainerrl.explorers.AdditiveOU(),
+        replay_start_size=50, target_update_method='soft',
+        target_update_interval=1, update_interval=1, soft_update_tau=1e-2,
+        phi=phi, minibatch_size=16)
+    episodes, stats = continuous_steps(agent)
+    print('    DDPG: stats %s' % (stats,))
+
+
+def concat_obs_and_action(obs, action):
+    return F.concat((obs, action), axis=-1)
+
+
+def td3():
+    o, a, low, high = pendulum_spaces()
+    policy = chainer.Sequential(
+        L.Linear(None, 32), F.relu, L.Linear(None, a), F.tanh,
+        chainerrl.distribution.ContinuousDeterministicDistribution)
+
+    def make_q():
+        return chainer.Sequential(concat_obs_and_action, L.Linear(None, 32),
+                                  F.relu, L.Linear(None, 1))
+    q1, q2 = make_q(), make_q()
+    opts = [chainer.optimizers.Adam(alpha=3e-4) for _ in range(3)]
+    for opt, link in zip(opts, (policy, q1, q2)):
+        opt.setup(link)
+    agent = chainerrl.agents.TD3(
+        policy, q1, q2, opts[0], opts[1], opts[2],
+        chainerrl.replay_buffer.ReplayBuffer(10 ** 4), gamma=0.99,
+        soft_update_tau=5e-3,
+        explorer=chainerrl.explorers.AdditiveGaussian(
+            scale=0.1, low=low, high=high),
+        replay_start_size=50, minibatch_size=16, phi=phi,
+        burnin_action_func=lambda: np.random.uniform(
+            low, high).astype(np.float32))
+    episodes, stats = continuous_steps(agent)
+    print('    TD3: stats %s' % (stats,))
+
+
+def sac():
+    o, a, low, high = pendulum_spaces()
+
+    def squashed_diagonal_gaussian_head(x):
+        mean, log_scale = F.split_axis(x, 2, axis=1)
+        log_scale = F.clip(log_scale, -20., 2.)
+        var = F.exp(log_scale * 2)
+        return chainerrl.distribution.SquashedGaussianDistribution(
+            mean, var=var)
+    policy = chainer.Sequential(L.Linear(None, 32), F.relu,
+                                L.Linear(None, a * 2),
+                                squashed_diagonal_gaussian_head)
+
+    def make_q():
+        return chainer.Sequential(concat_obs_and_action, L.Linear(None, 32),
+                                  F.relu, L.Linear(None, 1))
+    q1, q2 = make_q(), make_q()
+    opts = [chainer.optimizers.Adam(alpha=3e-4) for _ in range(3)]
+    for opt, link in zip(opts, (policy, q1, q2)):
+        opt.setup(link)
+    agent = chainerrl.agents.SoftActorCritic(
+        policy, q1, q2, opts[0], opts[1], opts[2],
+        chainerrl.replay_buffer.ReplayBuffer(10 ** 4), gamma=0.99,
+        replay_start_size=50, minibatch_size=16, phi=phi,
+        entropy_target=-a,
+        temperature_optimizer=chainer.optimizers.Adam(alpha=3e-4),
+        burnin_action_func=lambda: np.random.uniform(
+            low, high).astype(np.float32))
+    episodes, stats = continuous_steps(agent)
+    print('    SAC: stats %s' % (stats,))
+
+
+def iqn():
+    q_func = chainerrl.agents.iqn.ImplicitQuantileQFunction(
+        psi=chainerrl.links.Sequence(L.Linear(obs_size, 32), F.relu),
+        phi=chainerrl.links.Sequence(
+            chainerrl.agents.iqn.CosineBasisLinear(32, 32), F.relu),
+        f=L.Linear(32, n_actions))
+    opt = chainer.optimizers.Adam(alpha=1e-3)
+    opt.setup(q_func)
+    agent = chainerrl.agents.IQN(
+        q_func, opt, chainerrl.replay_buffer.ReplayBuffer(10 ** 4), 0.95,
+        chainerrl.explorers.ConstantEpsilonGreedy(
+            0.3, env.action_space.sample),
+        replay_start_size=50, target_update_interval=50, phi=phi,
+        minibatch_size=16)
+    episodes, stats = run_steps(agent, env, 200)
+    print('    IQN: stats %s' % (stats,))
+
+
+def categorical_dqn():
+    q_func = chainerrl.q_functions.\
+        DistributionalFCStateQFunctionWithDiscreteAction(
+            obs_size, n_actions, n_atoms=51, v_min=-10, v_max=10,
+            n_hidden_channels=32, n_hidden_layers=1)
+    opt = chainer.optimizers.Adam(alpha=1e-3)
+    opt.setup(q_func)
+    agent = chainerrl.agents.CategoricalDQN(
+        q_func, opt, chainerrl.replay_buffer.ReplayBuffer(10 ** 4), 0.95,
+        chainerrl.explorers.ConstantEpsilonGreedy(
+            0.3, env.action_space.sample),
+        replay_start_size=50, target_update_interval=50, phi=phi,
+        minibatch_size=16)
+    episodes, stats = run_steps(agent, env, 200)
+    print('    CategoricalDQN: stats %s' % (stats,))
+
+
+def acer():
+    model = chainerrl.agents.acer.ACERSeparateModel(
+        pi=chainerrl.policies.FCSoftmaxPolicy(obs_size, n_actions, 32, 1),
+        q=chainerrl.q_functions.FCStateQFunctionWithDiscreteAction(
+            obs_size, n_actions, 32, 1))
+    opt = chainerrl.optimizers.rmsprop_async.RMSpropAsync(
+        lr=7e-4, eps=1e-2, alpha=0.99)
+    opt.setup(model)
+    agent = chainerrl.agents.ACER(
+        model, opt, t_max=5, gamma=0.99,
+        replay_buffer=chainerrl.replay_buffer.EpisodicReplayBuffer(10 ** 4),
+        n_times_replay=1, replay_start_size=50, beta=1e-2, phi=phi)
+    episodes, stats = run_steps(agent, env, 200)
+    print('    ACER: stats %s' % (stats,))
+
+
+def noisy_net_dqn():
+    q_func = chainerrl.q_functions.FCStateQFunctionWithDiscreteAction(
+        obs_size, n_actions, n_hidden_channels=32, n_hidden_layers=1)
+    chainerrl.links.to_factorized_noisy(q_func)
+    opt = chainer.optimizers.Adam()
+    opt.setup(q_func)
+    agent = chainerrl.agents.DoubleDQN(
+        q_func, opt, chainerrl.replay_buffer.PrioritizedReplayBuffer(10 ** 4),
+        0.95, chainerrl.explorers.Greedy(), replay_start_size=50,
+        target_update_interval=50, phi=phi, minibatch_size=16)
+    episodes, stats = run_steps(agent, env, 200)
+    print('    NoisyNet DoubleDQN + PER: stats %s' % (stats,))
+
+
 check('DQN 300 steps', dqn, 'DQN')
 check('DoubleDQN 300 steps', dqn, 'DoubleDQN')
 check('DQN save/load', dqn_save_load)
@@ -251,4 +448,14 @@ check('A3C constructor + 200 steps', a3c)
 check('A3C train_agent_async processes=2', a3c_async)
 check('recurrent DQN (StatelessRecurrentSequential + NStepLSTM)', drqn)
 
+if MORE:
+    check('TRPO (Hessian-vector products) Pendulum 200 steps', trpo)
+    check('DDPG Pendulum 200 steps', ddpg)
+    check('TD3 Pendulum 200 steps', td3)
+    check('SoftActorCritic Pendulum 200 steps', sac)
+    check('IQN 200 steps', iqn)
+    check('CategoricalDQN 200 steps', categorical_dqn)
+    check('ACER 200 steps', acer)
+    check('NoisyNet DoubleDQN + PrioritizedReplayBuffer 200 steps',
+          noisy_net_dqn)
 sys.exit(summary('try_chainerrl'))
