@@ -186,6 +186,29 @@ def install():
         chainer.Link._device_id = property(lambda self: None)
         applied.append('chainer.Link._device_id: added (None on CPU)')
 
+    # (c) Variable.backward() with grad unset on a variable of size != 1:
+    # Chainer 7 starts backprop with no initial gradient (ChainerMN's
+    # `phi = send(...); phi.backward()` on an empty delegate variable);
+    # cpuframe raises ValueError.  Shim: an explicit zero gradient.
+    _orig_backward = chainer.Variable.backward
+    if not getattr(_orig_backward, '_ecosystem_shim', False):
+        import numpy
+
+        def backward(self, *args, **kwargs):
+            if self.grad_var is None and self.array is not None \
+                    and self.array.size != 1 and self.creator is not None:
+                try:
+                    return _orig_backward(self, *args, **kwargs)
+                except ValueError as e:
+                    if 'initial gradient' not in str(e):
+                        raise
+                    self.grad = numpy.zeros(self.shape, self.dtype)
+            return _orig_backward(self, *args, **kwargs)
+        backward._ecosystem_shim = True
+        chainer.Variable.backward = backward
+        applied.append('chainer.Variable.backward: zero initial grad when '
+                       'size != 1 (Chainer does not raise)')
+
     # chainer.mixed16 and chainer.get_dtype(dtype=None, map_mixed16=None)
     # (chainermn.links.MultiNodeBatchNormalization.__init__)
     if not hasattr(chainer, 'mixed16'):

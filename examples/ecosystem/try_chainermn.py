@@ -293,6 +293,52 @@ def checkpointer():
     cp.finalize()
 
 
+def model_parallel():
+    # chainermn.MultiNodeChainList: rank 0 -> rank 1 -> rank 0 (the
+    # documented 'split MLP on 2 processes' example, small)
+    if size < 2:
+        return
+
+    def mlp(n_in, n_hidden, n_out):
+        return chainer.Sequential(L.Linear(n_in, n_hidden), F.relu,
+                                  L.Linear(n_hidden, n_out))
+    model = chainermn.MultiNodeChainList(comm)
+    if rank == 0:
+        model.add_link(mlp(8, 16, 8), rank_in=None, rank_out=1)
+        model.add_link(mlp(4, 4, 2), rank_in=1, rank_out=None)
+    elif rank == 1:
+        model.add_link(mlp(8, 8, 4), rank_in=0, rank_out=0)
+    else:
+        return
+    opt = chainer.optimizers.SGD(lr=0.1)  # each rank owns its own part
+    opt.setup(model)
+    error = None
+    if rank == 0:
+        x = np.random.RandomState(0).normal(size=(5, 8)).astype(np.float32)
+        y = model(x)
+        assert y.shape == (5, 2), y.shape
+        loss = F.sum(y * y)
+        model.cleargrads()
+        loss.backward()
+    else:
+        phi = model()  # the delegate variable
+        model.cleargrads()
+        try:
+            phi.backward()  # documented usage on the non-output rank
+        except ValueError as e:
+            error = e  # keep rank 0 in step, then report
+            phi.grad = np.zeros(phi.shape, phi.dtype)
+            phi.backward()
+    grads = [p.grad for p in model.params()]
+    assert all(g is not None and np.any(g != 0) for g in grads), \
+        'some parameter got no gradient'
+    opt.update()
+    if error is not None:
+        raise error
+
+
+check('MultiNodeChainList model parallel (rank 0 -> 1 -> 0) + backward',
+      model_parallel)
 check('iterators.create_multi_node_iterator', multi_node_iterator)
 check('iterators.create_synchronized_iterator', synchronized_iterator)
 check('create_multi_node_checkpointer in a Trainer', checkpointer)
