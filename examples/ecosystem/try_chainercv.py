@@ -243,6 +243,79 @@ for device in DEVICES:
 check('Link.to_intel64() + SegNetBasic predict', to_intel64_method)
 
 
+def npz_roundtrip():
+    # save_npz / load_npz of a chainercv model with BatchNormalization
+    # persistents (avg_mean, avg_var, N)
+    import tempfile
+    model = CL.SegNetBasic(n_class=4, pretrained_model=None)
+    x = rng.uniform(-1, 1, (1, 3, 32, 32)).astype(np.float32)
+    model(x)  # train mode: updates the running statistics
+    with chainer.using_config('train', False):
+        y0 = model(x).array
+    path = os.path.join(tempfile.mkdtemp(), 'segnet.npz')
+    chainer.serializers.save_npz(path, model)
+    model2 = CL.SegNetBasic(n_class=4, pretrained_model=None)
+    chainer.serializers.load_npz(path, model2)
+    with chainer.using_config('train', False):
+        y1 = model2(x).array
+    np.testing.assert_allclose(y0, y1, rtol=1e-5, atol=1e-6)
+
+
+def trainer_with_evaluators():
+    # A Trainer with chainercv's sliceable datasets, the SSD data pipeline
+    # pieces, GradientScaling and WeightDecay hooks, DetectionVOCEvaluator
+    # and SemanticSegmentationEvaluator.
+    from chainer import training
+    from chainer.training import extensions
+    from chainercv.chainer_experimental.datasets.sliceable import \
+        TupleDataset, TransformDataset
+    from chainercv.extensions import DetectionVOCEvaluator, \
+        SemanticSegmentationEvaluator
+    from chainercv.links.model.ssd import GradientScaling
+
+    n = 4
+    imgs = [img(64, 64) for _ in range(n)]
+    bboxes = [np.array([[8, 8, 40, 40]], np.float32) for _ in range(n)]
+    labels = [np.array([1], np.int32) for _ in range(n)]
+    segs = [rng.randint(0, 4, (32, 32)).astype(np.int32) for _ in range(n)]
+
+    # semantic segmentation training + evaluation
+    seg_data = TransformDataset(
+        TupleDataset(imgs, segs), ('img', 'label'),
+        lambda in_data: (transforms.resize(in_data[0], (32, 32)) / 255.,
+                         in_data[1]))
+    assert len(seg_data.slice[:, 'label']) == n
+    model = CL.SegNetBasic(n_class=4, pretrained_model=None)
+    train_chain = CL.PixelwiseSoftmaxClassifier(model)
+    opt = chainer.optimizers.MomentumSGD(lr=0.01)
+    opt.setup(train_chain)
+    opt.add_hook(chainer.optimizer_hooks.WeightDecay(5e-4))
+    opt.add_hook(GradientScaling(2.0))  # chainercv's hook, also fine here
+    it = chainer.iterators.SerialIterator(seg_data, 2)
+    trainer = training.Trainer(
+        training.StandardUpdater(it, opt), (2, 'iteration'),
+        out=os.path.join('/tmp', 'cpuframe_try_chainercv'))
+    seg_eval = SemanticSegmentationEvaluator(
+        chainer.iterators.SerialIterator(seg_data, 2, repeat=False,
+                                         shuffle=False), model)
+    trainer.extend(seg_eval, trigger=(2, 'iteration'))
+    trainer.extend(extensions.LogReport(trigger=(2, 'iteration')))
+    trainer.run()
+    log = trainer.get_extension('LogReport').log
+    assert 'validation/main/miou' in log[-1], log[-1]
+
+    # detection evaluation on an SSD300
+    det_data = TupleDataset(imgs, bboxes, labels)
+    ssd = CL.SSD300(n_fg_class=3, pretrained_model=None)
+    ssd.use_preset('evaluate')
+    det_eval = DetectionVOCEvaluator(
+        chainer.iterators.SerialIterator(det_data, 2, repeat=False,
+                                         shuffle=False), ssd,
+        use_07_metric=True, label_names=('a', 'b', 'c'))
+    result = det_eval()
+    assert 'main/map' in result, result
+
+
 def detect(model):
     bboxes, labels, scores = model.predict([img(70, 90)])
     assert bboxes[0].shape[1:] == (4,) and labels[0].shape == scores[0].shape
@@ -276,6 +349,12 @@ def more_models():
     check('PSPNetResNet50 predict', lambda: segment(
         CEL.PSPNetResNet50(n_class=4, input_size=(65, 65))))
 
+
+check('save_npz/load_npz round trip (SegNetBasic, BN persistents)',
+      npz_roundtrip)
+check('Trainer + sliceable TransformDataset + WeightDecay/GradientScaling '
+      '+ SemanticSegmentationEvaluator + DetectionVOCEvaluator',
+      trainer_with_evaluators)
 
 if MORE:
     more_models()
