@@ -32,6 +32,9 @@ PY="$VENV/bin/python"
     msgpack Flask gevent structlog filelock urllib3 \
     'sqlalchemy<2' 'alembic<1.14' \
     mpi4py mpich
+# opencv: ChainerCV's Mask R-CNN forces chainer.config.cv_resize_backend='cv2'
+# (chainercv/links/model/fpn/mask_utils.py), an optional dependency of ChainerCV.
+"$PIP" install -q opencv-python-headless
 
 mkdir -p "$WORK"
 cd "$WORK"
