@@ -194,11 +194,28 @@ def commands():
             time.sleep(1)
         rid = rid[0]
         base = 'projects/%d/results/%d/commands' % (pid, rid)
-        api(base, {'name': 'adjust_hyperparams',
-                   'body': {'optimizer': 'Adam',
-                            'hyperparam': {'alpha': 0.001}}})
-        api(base, {'name': 'take_snapshot'})
-        api(base, {'name': 'stop'})
+
+        def answered():
+            try:
+                with open(os.path.join(out, 'commands')) as f:
+                    return sum(1 for c in json.load(f) if c.get('response'))
+            except (IOError, ValueError):
+                return 0
+
+        # One command at a time: the server (append) and CommandsExtension
+        # (responses) both rewrite the 'commands' file without a lock, so
+        # commands posted back to back can be lost -- chainerui's race.
+        for i, command in enumerate([
+                {'name': 'adjust_hyperparams',
+                 'body': {'optimizer': 'Adam',
+                          'hyperparam': {'alpha': 0.001}}},
+                {'name': 'take_snapshot'},
+                {'name': 'stop'}]):
+            api(base, command)
+            while answered() < i + 1 and th.is_alive():
+                assert time.time() < deadline + 60, \
+                    'command %r not answered' % command['name']
+                time.sleep(0.2)
         th.join(60)
         assert not th.is_alive(), 'the stop command did not stop training'
     finally:
