@@ -12,8 +12,9 @@ def check(name, fn, *args, **kwargs):
         out = fn(*args, **kwargs)
     except Exception as e:  # noqa: BLE001 -- discovery: record everything
         tb = traceback.format_exc().rstrip().splitlines()
+        msg = [l.strip() for l in str(e).splitlines() if l.strip()][:3]
         print(prefix + 'FAIL %s: %s: %s' % (name, type(e).__name__,
-                                   str(e).splitlines()[0] if str(e) else ''))
+                                            ' / '.join(msg)))
         for line in tb[-8:]:
             print(prefix + '    | ' + line)
         results.append((name, False))

@@ -40,6 +40,11 @@ from mpi4py import MPI  # noqa: E402
 _check.prefix = '[rank %d] ' % MPI.COMM_WORLD.rank
 if MPI.COMM_WORLD.rank == 0:
     print('shims applied: %s' % ecosystem_shims.applied)
+    # Newer cpuframe's compat runner maps `import chainermn` to its own
+    # cpuframe.mn unless CPUFRAME_KEEP_CHAINERMN=1: say which one runs.
+    print('chainermn in use: %s' % (
+        getattr(chainermn, '__file__', None) if chainermn is not None
+        else None))
 
 
 def imports():
@@ -223,6 +228,8 @@ def multi_node_bn():
     gy_all = r.normal(0, 1, (n_local * size, c)).astype(np.float32)
     sl = slice(rank * n_local, (rank + 1) * n_local)
     bn = chainermn.links.MultiNodeBatchNormalization(c, comm)
+    init_mean = np.array(bn.avg_mean, copy=True)
+    init_var = np.array(bn.avg_var, copy=True)
     x = chainer.Variable(x_all[sl])
     y = bn(x)
     y.grad = gy_all[sl]
@@ -235,18 +242,38 @@ def multi_node_bn():
     yr.backward()
     np.testing.assert_allclose(y.array, yr.array[sl], rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(x.grad, xr.grad[sl], rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(bn.avg_mean, ref.avg_mean, rtol=1e-4,
-                               atol=1e-6)
     # gamma/beta grads are the local contributions (the optimizer
     # allreduces them)
     g = comm.allreduce(np.asarray(bn.gamma.grad))
     np.testing.assert_allclose(g, ref.gamma.grad, rtol=1e-4, atol=1e-5)
+    # Running statistics, as Chainer 7 + ChainerMN 7.8.1 compute them
+    # (GeneralBatchNormalizationImpl.forward): the global mean/var from the
+    # allreduce, but the unbiased adjustment with the LOCAL batch size
+    # m = x.size // gamma.size, so avg_var differs from a single-process
+    # BatchNormalization over the global batch.
+    decay, m = 0.9, n_local
+    expect_mean = decay * init_mean + (1 - decay) * x_all.mean(axis=0)
+    expect_var = decay * init_var + \
+        (1 - decay) * (m / (m - 1.)) * x_all.var(axis=0)
+    np.testing.assert_allclose(bn.avg_mean, expect_mean, rtol=1e-4,
+                               atol=1e-6, err_msg='avg_mean')
+    np.testing.assert_allclose(bn.avg_var, expect_var, rtol=1e-4,
+                               atol=1e-6, err_msg='avg_var (Chainer: decay '
+                               '* old + (1 - decay) * m_local/(m_local-1) '
+                               '* global var)')
+    # ChainerMN 7.8.1 starts avg_mean AND avg_var at zeros
+    # (chainermn/links/batch_normalization.py:58-60), unlike
+    # L.BatchNormalization (avg_var ones).
+    np.testing.assert_array_equal(init_mean, 0, err_msg='initial avg_mean')
+    np.testing.assert_array_equal(init_var, 0, err_msg='initial avg_var '
+                                  '(ChainerMN: zeros)')
     # test mode uses the running statistics
     with chainer.using_config('train', False):
         y2 = bn(x_all[sl])
-        y2r = ref(x_all)
-    np.testing.assert_allclose(y2.array, y2r.array[sl], rtol=1e-4,
-                               atol=1e-5)
+    y2r = F.fixed_batch_normalization(
+        x_all[sl], bn.gamma.array, bn.beta.array, expect_mean.astype('f'),
+        expect_var.astype('f'), eps=bn.eps)
+    np.testing.assert_allclose(y2.array, y2r.array, rtol=1e-4, atol=1e-5)
 
 
 check('MultiNodeBatchNormalization == global-batch BatchNormalization',
