@@ -12,7 +12,7 @@ def check(name, fn, *args, **kwargs):
         out = fn(*args, **kwargs)
     except Exception as e:  # noqa: BLE001 -- discovery: record everything
         tb = traceback.format_exc().rstrip().splitlines()
-        msg = [l.strip() for l in str(e).splitlines() if l.strip()][:3]
+        msg = [ln.strip() for ln in str(e).splitlines() if ln.strip()][:3]
         print(prefix + 'FAIL %s: %s: %s' % (name, type(e).__name__,
                                             ' / '.join(msg)))
         for line in tb[-8:]:

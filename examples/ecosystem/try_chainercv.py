@@ -45,7 +45,7 @@ def imports():
 
 if not check('import chainercv, chainercv.links', imports):
     sys.exit(summary('try_chainercv'))
-import chainercv  # noqa: E402
+import chainercv  # noqa: E402,F401
 from chainercv import links as CL  # noqa: E402
 from chainercv import transforms, utils  # noqa: E402
 

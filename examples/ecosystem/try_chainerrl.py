@@ -105,8 +105,8 @@ def phi(x):
 
 def run_steps(agent, env, n_steps):
     obs = env.reset()
-    reward, done, t, episodes = 0.0, False, 0, 0
-    for t in range(n_steps):
+    reward, done, episodes = 0.0, False, 0
+    for _ in range(n_steps):
         action = agent.act_and_train(obs, reward)
         obs, reward, done, info = env.step(action)
         if done or info.get('needs_reset', False):
