@@ -90,10 +90,28 @@ class _ChainerAliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec):
         if spec.name == 'chainerx':
             return _make_chainerx_stub()
-        return importlib.import_module(_target_name(spec.name))
+        target = _target_name(spec.name)
+        module = importlib.import_module(target)
+        _alias_loaded_submodules(spec.name, target)
+        return module
 
     def exec_module(self, module):
         """The module is cpuframe's, already executed."""
+
+
+def _alias_loaded_submodules(alias, target):
+    """Register ``alias.x`` for every ``target.x`` already imported.
+
+    Importing a submodule under a new name binds it on its parent package
+    (``setattr(chainer.utils, 'experimental', module)``), which would
+    replace what the package bound there itself: Chainer's
+    ``chainer.utils.experimental`` is the function, not the module.  A name
+    already in ``sys.modules`` is not imported again, so nothing is bound.
+    """
+    prefix = target + '.'
+    for name, module in list(sys.modules.items()):
+        if name.startswith(prefix) and module is not None:
+            sys.modules.setdefault(alias + name[len(target):], module)
 
 
 def _not_provided(fullname):

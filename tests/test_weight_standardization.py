@@ -32,6 +32,7 @@ def test_gradient_reaches_the_parameter():
     lin = L.Linear(4, 3)
     lin.add_hook(WeightStandardization(eps=1e-3))
     x = numpy.random.RandomState(1).randn(2, 4).astype(numpy.float32)
+    lin.cleargrads()    # gradients start NaN-filled, as in Chainer
     F.sum(lin(x) ** 2).backward()
     assert lin.W.grad is not None and lin.W.grad.shape == (3, 4)
     # Standardization is invariant to a per-row shift: the gradient of
