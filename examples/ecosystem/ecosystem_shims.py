@@ -3,7 +3,7 @@
 Each shim fills in ONE documented Chainer 7 module path / name that cpuframe
 lacks today, only when it is missing, so that the driver scripts can get
 past it and find the next failure.  They are NOT fixes: every shim is listed
-in /work/ecosystem-findings.md with the cpuframe file where the real fix
+in the notes of the cpuframe issue that added them, with the file where the real fix
 belongs.  ``applied`` lists the shims that were actually needed in this run.
 
 Import this module after ``import chainer`` (under ``python -m
