@@ -121,7 +121,7 @@ class TestInjected(unittest.TestCase):
 
 def _run_pytest(tmp_path, *args):
     (tmp_path / 'test_marked.py').write_text(textwrap.dedent(_SCRIPT))
-    env = dict(os.environ, PYTHONPATH=ROOT)
+    env = dict(os.environ)     # the cpuframe this process imported
     env.pop('CHAINER_TEST_GPU_LIMIT', None)
     out = subprocess.run(
         [sys.executable, '-m', 'pytest', '-q', '-rs', '-p', 'no:cacheprovider',
