@@ -61,6 +61,13 @@ up)
       fi
     fi
   done
+  # Wait for every link's carrier (UCX ignores an interface not yet "up").
+  for ((i = 0; i < N; i++)); do
+    for ((t = 0; t < 100; t++)); do
+      [[ $(ip netns exec "$PREFIX-h$i" cat /sys/class/net/eth0/operstate) == up ]] && break
+      sleep 0.1
+    done
+  done
   echo "up: $(hosts | tr '\n' ' ')(switch $PREFIX-sw; $RATE, $DELAY one way; $NOTE)"
   ;;
 down)
