@@ -6,7 +6,7 @@ well the textbook allreduce cost models predict MPI's allreduce on it.
 
 - ping-pong between ranks 0 and 1 (Send/Recv, float32 buffers of 4 B to
   64 MiB): one-way time t(n) = alpha + n * beta, fitted by least squares
-  (alpha from the messages up to 64 KiB, beta from those of 1 MiB and
+  (alpha from the messages up to 1 KiB, beta from those of 1 MiB and
   more, where the other term is noise);
 - exchange: ranks 0 and 1 Sendrecv n bytes to each other at once;
   beta_x fitted the same way (on an ideal full-duplex link beta_x = beta);
@@ -92,7 +92,7 @@ def main():
         ar = timed(comm, lambda: comm.Allreduce(MPI.IN_PLACE, buf), iters)
         rows.append({'bytes': nbytes, 'pingpong_s': pp, 'exchange_s': ex,
                      'allreduce_s': ar})
-    small = [r for r in rows if r['bytes'] <= 1 << 16]
+    small = [r for r in rows if r['bytes'] <= 1 << 10]
     large = [r for r in rows if r['bytes'] >= 1 << 20]
     alpha, _ = fit([r['bytes'] for r in small], [r['pingpong_s'] for r in small])
     _, beta = fit([r['bytes'] for r in large], [r['pingpong_s'] for r in large])
