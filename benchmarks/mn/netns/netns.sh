@@ -32,6 +32,11 @@ NOTE=netem
 hosts() { ip netns list | awk '{print $1}' | grep -E "^${PREFIX}-h[0-9]+$" | sort -V || true; }
 case $cmd in
 up)
+  if [[ -n $(hosts) ]] || ip netns list | grep -q "^$PREFIX-sw\b"; then
+    echo "namespaces $PREFIX-* exist already (netns.sh down -p $PREFIX)" >&2; exit 1
+  fi
+  # A failure half-way removes what was made.
+  trap '"$0" down -p "$PREFIX"' ERR
   ip netns add "$PREFIX-sw"
   ip -n "$PREFIX-sw" link set lo up
   ip -n "$PREFIX-sw" link add br0 type bridge
