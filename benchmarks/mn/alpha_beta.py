@@ -86,10 +86,13 @@ def main():
         buf = numpy.ones(nbytes // 4, numpy.float32)
         iters = max(3, args.iters if nbytes <= 1 << 20 else args.iters // 4)
         reps = 10 if nbytes <= 1 << 16 else 1
-        pp = timed(comm, lambda: pingpong(comm, buf, reps), iters) / (2 * reps)
+        pp = timed(comm, lambda b=buf, r=reps: pingpong(comm, b, r),
+                   iters) / (2 * reps)
         out = numpy.empty_like(buf)
-        ex = timed(comm, lambda: exchange(comm, buf, out, reps), iters) / reps
-        ar = timed(comm, lambda: comm.Allreduce(MPI.IN_PLACE, buf), iters)
+        ex = timed(comm, lambda b=buf, o=out, r=reps: exchange(comm, b, o, r),
+                   iters) / reps
+        ar = timed(comm, lambda b=buf: comm.Allreduce(MPI.IN_PLACE, b),
+                   iters)
         rows.append({'bytes': nbytes, 'pingpong_s': pp, 'exchange_s': ex,
                      'allreduce_s': ar})
     small = [r for r in rows if r['bytes'] <= 1 << 10]

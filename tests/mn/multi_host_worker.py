@@ -45,7 +45,8 @@ def main():
         for i in range(0, len(order) - BATCH + 1, BATCH):
             xb, tb = zip(*[train[j] for j in order[i:i + BATCH]])
             xb, tb = numpy.stack(xb), numpy.array(tb)
-            opt.update(lambda: F.softmax_cross_entropy(model(xb), tb))
+            opt.update(lambda xb=xb, tb=tb:
+                       F.softmax_cross_entropy(model(xb), tb))
             steps += 1
     with cpuframe.using_config('train', False):
         accuracy = float(F.accuracy(model(x), t).array)

@@ -89,5 +89,5 @@ hostfile)
   # One line per host: its name (the launcher maps it to the namespace).
   for h in $(hosts); do echo "${h#"$PREFIX"-}"; done
   ;;
-*) sed -n '2,16p' "$0"; exit 2;;
+*) sed -n '2,24p' "$0"; exit 2;;
 esac
