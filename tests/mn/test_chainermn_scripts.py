@@ -44,3 +44,20 @@ def test_data_parallel_mnist_script_learns(only_on_rank_0, local_tmp,
     accuracy = float(re.search(r'final validation accuracy ([0-9.]+)',
                                out.stdout).group(1))
     assert accuracy > 0.9, out.stdout[-2000:]
+
+
+def test_model_parallel_mnist_script_learns(only_on_rank_0, local_tmp):
+    out = _run_script('train_mnist_model_parallel.py', 2, local_tmp,
+                      '--epoch', '3', '--out', str(local_tmp / 'result'))
+    assert out.returncode == 0, out.stdout[-3000:]
+    assert 'validation/main/accuracy' in out.stdout
+    accuracy = float(re.search(r'final validation accuracy ([0-9.]+)',
+                               out.stdout).group(1))
+    assert accuracy > 0.9, out.stdout[-2000:]
+
+
+def test_model_parallel_script_refuses_other_sizes(only_on_rank_0, local_tmp):
+    out = _run_script('train_mnist_model_parallel.py', 3, local_tmp,
+                      '--epoch', '1', '--out', str(local_tmp / 'result'))
+    assert out.returncode != 0
+    assert 'exactly 2 processes' in out.stdout
