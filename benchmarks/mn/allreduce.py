@@ -6,8 +6,11 @@
 For each parameter set (the gradients of ResNet-50 and AlexNet from the
 convnet harness, float32), on every rank, the time of:
 
-- ``cpuframe.mn``: ``communicator.multi_node_mean_grad(model)`` (pack into
+- ``mean_grad``: ``communicator.multi_node_mean_grad(model)`` (pack into
   buckets, non-blocking allreduce, unpack scaled by 1/size);
+- ``in optimizer``: the same inside ``create_multi_node_optimizer``'s
+  ``update(lossfun)``, where backward already produced the gradients
+  divided by the number of ranks, so no scaling pass is left;
 - ``raw MPI``: one ``mpi4py`` ``Allreduce`` (in place) on a flat float32
   buffer of the same number of bytes - the floor nothing can beat without
   compressing;
@@ -103,11 +106,19 @@ def main():
         def ours(model=model):
             comm.multi_node_mean_grad(model)
 
+        def ours_in_optimizer(model=model):
+            # What create_multi_node_optimizer's update(lossfun) does: the
+            # gradients come out of backward already divided by the number
+            # of ranks, so only the sum remains.
+            comm._multi_node_mean_grad_async(model, prescaled=True).wait()
+
         row = {
             'model': name, 'parameters': len(params), 'floats': count,
             'mbytes': count * 4 / 2**20, 'ranks': comm.size,
             'cpuframe_mn_ms': 1e3 * _timed(comm, ours, args.iters,
                                            args.warmup),
+            'cpuframe_mn_optimizer_ms': 1e3 * _timed(
+                comm, ours_in_optimizer, args.iters, args.warmup),
             'raw_allreduce_ms': 1e3 * _timed(comm, raw, args.iters,
                                              args.warmup),
             'per_parameter_ms': 1e3 * _timed(comm, per_parameter, args.iters,
@@ -119,22 +130,27 @@ def main():
                                                  args.warmup))
         row['chainermn_skipped'] = why
         row['ratio_vs_raw'] = row['raw_allreduce_ms'] / row['cpuframe_mn_ms']
+        row['optimizer_ratio_vs_raw'] = (row['raw_allreduce_ms'] /
+                                         row['cpuframe_mn_optimizer_ms'])
         rows.append(row)
 
     if comm.rank == 0:
         print('ranks: {}, MPI: {}'.format(
             comm.size, MPI.Get_library_version().splitlines()[0].strip()))
-        print('{:<9} {:>6} {:>8} {:>12} {:>10} {:>9} {:>11} {:>11}'.format(
-            'model', 'params', 'MiB', 'cpuframe.mn', 'raw MPI', 'raw/ours',
-            'per-param', 'ChainerMN'))
+        print('{:<9} {:>6} {:>8} {:>12} {:>10} {:>9} {:>12} {:>9} {:>11} '
+              '{:>11}'.format('model', 'params', 'MiB', 'mean_grad',
+                              'raw MPI', 'raw/ours', 'in optimizer',
+                              'raw/ours', 'per-param', 'ChainerMN'))
         for r in rows:
             cmn = ('{:.1f} ms'.format(r['chainermn_naive_ms'])
                    if r['chainermn_naive_ms'] is not None else 'skipped')
             print('{:<9} {:>6} {:>8.1f} {:>9.1f} ms {:>7.1f} ms {:>9.2f} '
-                  '{:>8.1f} ms {:>11}'.format(
+                  '{:>9.1f} ms {:>9.2f} {:>8.1f} ms {:>11}'.format(
                       r['model'], r['parameters'], r['mbytes'],
                       r['cpuframe_mn_ms'], r['raw_allreduce_ms'],
-                      r['ratio_vs_raw'], r['per_parameter_ms'], cmn))
+                      r['ratio_vs_raw'], r['cpuframe_mn_optimizer_ms'],
+                      r['optimizer_ratio_vs_raw'], r['per_parameter_ms'],
+                      cmn))
             if r['chainermn_skipped']:
                 print('  ChainerMN: {}'.format(r['chainermn_skipped']))
         if args.json:

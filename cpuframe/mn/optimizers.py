@@ -35,15 +35,29 @@ class _Wrapper:
         return self
 
     def _compute_grads(self, lossfun, args, kwds):
+        """Run ``lossfun`` and backward; return True when the gradients
+        came out already divided by the number of ranks.
+
+        Backward is linear in its initial gradient: seeding it with
+        ``1/size`` instead of 1 makes every gradient a share of the mean at
+        no cost, so the communicator only has to sum (no pass over the
+        gradients to scale them afterwards).
+        """
         target = self.target
         loss = lossfun(*args, **kwds)
         if getattr(self.actual_optimizer, '_use_cleargrads', True):
             target.cleargrads()
         else:
             target.zerograds()
+        size = self.communicator.size
+        prescaled = (size > 1 and loss.grad is None and loss.size == 1 and
+                     hasattr(self.communicator, '_multi_node_mean_grad_async'))
+        if prescaled:
+            loss.grad = loss.xp.full_like(loss.array, 1.0 / size)
         loss.backward(loss_scale=getattr(self.actual_optimizer,
                                          '_loss_scale', None))
         del loss
+        return prescaled
 
 
 class _MultiNodeOptimizer(_Wrapper):
@@ -54,14 +68,19 @@ class _MultiNodeOptimizer(_Wrapper):
 
     def update(self, lossfun=None, *args, **kwds):
         target = self.target
+        prescaled = False
         if lossfun is not None:
-            self._compute_grads(lossfun, args, kwds)
+            prescaled = self._compute_grads(lossfun, args, kwds)
         state = _param_state(target)
         if state != self._seen:
             object.__setattr__(self, '_seen', state)
             self.communicator.bcast_data(target)
             return
-        self.communicator.multi_node_mean_grad(target, self.zero_fill)
+        if prescaled:
+            self.communicator._multi_node_mean_grad_async(
+                target, self.zero_fill, prescaled=True).wait()
+        else:
+            self.communicator.multi_node_mean_grad(target, self.zero_fill)
         self.actual_optimizer.update(None, *args, **kwds)
 
 
@@ -86,8 +105,9 @@ class _DoubleBufferingOptimizer(_Wrapper):
 
     def update(self, lossfun=None, *args, **kwds):
         target = self.target
+        prescaled = False
         if lossfun is not None:
-            self._compute_grads(lossfun, args, kwds)
+            prescaled = self._compute_grads(lossfun, args, kwds)
         state = _param_state(target)
         if state != self._seen:
             self.wait()
@@ -107,7 +127,8 @@ class _DoubleBufferingOptimizer(_Wrapper):
             param.grad, shadow_param.grad = shadow_param.grad, param.grad
         object.__setattr__(self, '_pending',
                            self.communicator._multi_node_mean_grad_async(
-                               self._shadow, self.zero_fill))
+                               self._shadow, self.zero_fill,
+                               prescaled=prescaled))
         if have_means:
             self.actual_optimizer.update(None, *args, **kwds)
 

@@ -366,9 +366,14 @@ class MpiCommunicator(CommunicatorBase):
     def multi_node_mean_grad(self, model, zero_fill=False):
         self._multi_node_mean_grad_async(model, zero_fill).wait()
 
-    def _multi_node_mean_grad_async(self, model, zero_fill=False):
+    def _multi_node_mean_grad_async(self, model, zero_fill=False,
+                                    prescaled=False):
         """Start averaging ``model``'s gradients; ``.wait()`` on the result
         writes the means back into the gradients.
+
+        ``prescaled``: the gradients are already divided by the number of
+        ranks (the multi-node optimizer seeds backward with ``1/size``), so
+        the sum is the mean.
 
         The gradients are packed into the buckets now, so they may be
         overwritten (e.g. by the next backward) before ``wait()``.
@@ -384,7 +389,8 @@ class MpiCommunicator(CommunicatorBase):
             plan.pack(entries, 'grad')
             requests.append(self.mpi_comm.Iallreduce(
                 MPI.IN_PLACE, plan.mpi_buffer(MPI), op=plan.mpi_op(MPI)))
-        return _PendingMean(entries, plans, requests, 1.0 / self.size)
+        return _PendingMean(entries, plans, requests,
+                            1.0 if prescaled else 1.0 / self.size)
 
     def _plan(self, key, entries, reduce_dtype):
         plans = self._plans.get(key)
