@@ -81,6 +81,11 @@ def __getattr__(name):
     raise AttributeError("module 'cpuframe' has no attribute {!r}".format(name))
 
 
+def __dir__():
+    # dir(cpuframe) and tab completion list the lazily imported names too.
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))
+
+
 def get_dtype(dtype=None):
     """``dtype`` as a NumPy dtype, or ``config.dtype`` when None."""
     import numpy
