@@ -95,6 +95,8 @@ def _fresh_load(monkeypatch):
     monkeypatch.setattr(_native, "_module", None)
     monkeypatch.setattr(_native, "_error", None)
     monkeypatch.delenv("CPUFRAME_DISABLE_NATIVE", raising=False)
+    from cpuframe.backends import intel64
+    monkeypatch.setattr(intel64, "_dnnl", None)  # the backend's bound module
 
 
 def test_build_without_native_is_reported_as_such(monkeypatch):
