@@ -135,6 +135,11 @@ def __getattr__(name):
     raise AttributeError("module 'cpuframe' has no attribute {!r}".format(name))
 
 
+def __dir__():
+    # dir(cpuframe) and tab completion list the lazily imported names too.
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))
+
+
 def get_dtype(dtype=None, map_mixed16=None):
     """Resolve a dtype specifier, defaulting to ``config.dtype``.
 

@@ -74,14 +74,33 @@ def source_tree() -> Path | None:
     return None
 
 
+def built_without_native() -> str | None:
+    """Why the build skipped ``cpuframe._dnnl``, or None when it was built.
+
+    The build writes ``cpuframe/_build_config.py``; a source checkout that was
+    never built has none, and then nothing is known (None).
+    """
+    try:
+        config = importlib.import_module("cpuframe._build_config")
+    except ImportError:
+        return None
+    if getattr(config, "NATIVE_BUILT", True):
+        return None
+    reason = getattr(config, "NATIVE_REASON", "") or "no reason recorded"
+    return f"cpuframe was built without its native module: {reason}"
+
+
 def _try_load():
     if disabled():
         return None, f"disabled by {_DISABLE_VAR}"
+    not_built = built_without_native()
+    if not_built is not None:
+        return None, not_built
     try:
         _preload_onednn()
         return importlib.import_module("cpuframe._dnnl"), None
     except Exception as e:  # noqa: BLE001 - any failure means "use the NumPy path"
-        return None, f"{type(e).__name__}: {e}"
+        return None, f"the native module failed to load: {type(e).__name__}: {e}"
 
 
 def _preload_onednn() -> None:

@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import threading
+import types
 
 import numpy as np
 import pytest
@@ -86,6 +87,59 @@ def test_source_tree_needs_pyproject_and_csrc_beside_the_package(
 def test_disabled_reads_the_variable(monkeypatch, value, disabled):
     monkeypatch.setenv("CPUFRAME_DISABLE_NATIVE", value)
     assert _native.disabled() is disabled
+
+
+def _fresh_load(monkeypatch):
+    """Make the next load() try again; the old result is back afterwards."""
+    monkeypatch.setattr(_native, "_loaded", False)
+    monkeypatch.setattr(_native, "_module", None)
+    monkeypatch.setattr(_native, "_error", None)
+    monkeypatch.delenv("CPUFRAME_DISABLE_NATIVE", raising=False)
+    from cpuframe.backends import intel64
+    monkeypatch.setattr(intel64, "_dnnl", None)  # the backend's bound module
+
+
+def test_build_without_native_is_reported_as_such(monkeypatch):
+    config = types.ModuleType("cpuframe._build_config")
+    config.NATIVE_BUILT = False
+    config.NATIVE_REASON = "switched off at build time (CPUFRAME_NATIVE=OFF)"
+    monkeypatch.setitem(sys.modules, "cpuframe._build_config", config)
+    _fresh_load(monkeypatch)
+    assert _native.load() is None
+    assert _native.load_error() == (
+        "cpuframe was built without its native module: "
+        "switched off at build time (CPUFRAME_NATIVE=OFF)")
+    from cpuframe.backends import intel64
+    assert "built without its native module" in intel64.unavailable_reason()
+    import cpuframe
+    assert "built without its native module" in cpuframe.get_runtime_info()
+
+
+def test_failed_load_is_reported_as_such(monkeypatch):
+    config = types.ModuleType("cpuframe._build_config")
+    config.NATIVE_BUILT = True
+    config.NATIVE_REASON = ""
+    monkeypatch.setitem(sys.modules, "cpuframe._build_config", config)
+    monkeypatch.setitem(sys.modules, "cpuframe._dnnl", None)  # import fails
+    _fresh_load(monkeypatch)
+    assert _native.load() is None
+    error = _native.load_error()
+    assert error.startswith("the native module failed to load: ")
+    assert "cpuframe._dnnl" in error
+
+
+def test_build_config_matches_the_installed_module():
+    try:
+        from cpuframe import _build_config
+    except ImportError:
+        pytest.skip("source tree without a build (no cpuframe/_build_config.py)")
+    if _native.disabled():
+        pytest.skip("CPUFRAME_DISABLE_NATIVE is set")
+    if _build_config.NATIVE_BUILT:
+        assert dnnl is not None or "failed to load" in _native.load_error()
+    else:
+        assert dnnl is None
+        assert _build_config.NATIVE_REASON
 
 
 @requires_native
