@@ -246,3 +246,19 @@ def test_large_parameters_take_the_in_place_route(comm, device):
         [numpy.asarray(p.grad).ravel() for _, p in sorted(model.namedparams())])
     numpy.testing.assert_allclose(got, numpy.mean(everyone, axis=0), rtol=1e-6,
                                   atol=1e-7)
+
+
+def test_copies_share_the_communicator_and_split_ones_free(comm):
+    import copy
+    assert copy.copy(comm) is comm and copy.deepcopy(comm) is comm
+    # A model holding a communicator deep-copies (MultiNodeChainList does).
+    holder = {'comm': comm, 'w': numpy.zeros(2)}
+    clone = copy.deepcopy(holder)
+    assert clone['comm'] is comm and clone['w'] is not holder['w']
+    sub = comm.split(0, comm.rank)
+    assert sub.allreduce_obj(1) == comm.size
+    sub.finalize()
+    from mpi4py import MPI
+    assert sub.mpi_comm == MPI.COMM_NULL
+    comm.finalize()      # the world communicator stays usable
+    assert comm.allreduce_obj(1) == comm.size

@@ -136,13 +136,26 @@ class MpiCommunicator(CommunicatorBase):
         super().set_config(name, **kwargs)
 
     def split(self, color, key):
-        return type(self)(self.mpi_comm.Split(color, key), name=self.name,
-                          allreduce_grad_dtype=self._configs.get(
-                              'allreduce_grad_dtype'),
-                          bucket_bytes=self._bucket_bytes)
+        sub = type(self)(self.mpi_comm.Split(color, key), name=self.name,
+                         allreduce_grad_dtype=self._configs.get(
+                             'allreduce_grad_dtype'),
+                         bucket_bytes=self._bucket_bytes)
+        sub._owns_mpi_comm = True
+        return sub
 
     def finalize(self):
+        """Drop the buffers; a communicator made by ``split`` also frees its
+        MPI communicator (collective over its ranks)."""
         self._plans.clear()
+        if getattr(self, '_owns_mpi_comm', False):
+            self._owns_mpi_comm = False
+            self.mpi_comm.Free()
+
+    def __copy__(self):
+        return self      # a communicator is a handle on the job, not data
+
+    def __deepcopy__(self, memo):
+        return self
 
     def __repr__(self):
         return '<cpuframe.mn communicator {!r}: rank {} of {}>'.format(
