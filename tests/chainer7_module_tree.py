@@ -902,7 +902,6 @@ NOT_PROVIDED_MODULES = frozenset({
     'chainer.exporters',
     'chainer.exporters.caffe',
     'chainer.functions.connection.deformable_convolution_2d_sampler',
-    'chainer.functions.loss.ctc',
     'chainer.functions.loss.discriminative_loss',
     'chainer.functions.math.digamma',
     'chainer.functions.math.erfcinv',
@@ -955,8 +954,7 @@ NOT_PROVIDED_NAMES = {
     ),
     'chainer.datasets': 'get_svhn',
     'chainer.functions': (
-        'connectionist_temporal_classification decorrelated_batch_normalization '
-        'deformable_convolution_2d_sampler digamma '
+        'decorrelated_batch_normalization deformable_convolution_2d_sampler digamma '
         'discriminative_margin_based_clustering_loss erfcinv erfcx erfinv '
         'fixed_decorrelated_batch_normalization lgamma log_ndtr ndtri polygamma '
         'tree_lstm zeta'
