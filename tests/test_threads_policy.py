@@ -3,7 +3,7 @@ count from affinity and cgroup quota, the wait policy, the user's own
 settings kept, set/get_num_threads and the runtime info lines.
 
 The choice logic runs on fake inputs; what libgomp really got is checked in
-a subprocess with ``OMP_DISPLAY_ENV=true`` (libgomp prints its settings when
+a subprocess with ``OMP_DISPLAY_ENV=verbose`` (libgomp prints its settings when
 it starts), so the choice is seen to reach the runtime before it loads.
 """
 import os
@@ -129,7 +129,7 @@ def test_detects_this_process_affinity():
 # -- in a fresh process: what libgomp got, set/get, runtime info -----------------
 
 def _run(code, env_extra=None, affinity=None):
-    env = dict(_CLEAN, OMP_DISPLAY_ENV='true')
+    env = dict(_CLEAN, OMP_DISPLAY_ENV='verbose')
     env.update(env_extra or {})
     pre = ''
     if affinity is not None:
