@@ -224,10 +224,11 @@ def choice() -> ThreadChoice | None:
 def set_num_threads(n: int) -> None:
     """Set how many threads the intel64 backend's kernels use.
 
-    Before the backend is loaded this sets ``OMP_NUM_THREADS`` (for every
-    thread); afterwards it calls ``omp_set_num_threads``, which in GNU OpenMP
-    applies to the calling Python thread (the one that runs the model in
-    ordinary scripts) and to the threads it starts later.
+    Before the backend is loaded this sets ``OMP_NUM_THREADS``, for every
+    thread of the process. Afterwards it calls ``omp_set_num_threads``,
+    which in GNU OpenMP applies to the calling Python thread only (the one
+    that runs the model in ordinary scripts): other threads, started before
+    or after, keep the count chosen at load; call it in each of them.
     """
     n = int(n)
     if n < 1:

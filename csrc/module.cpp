@@ -104,8 +104,8 @@ PYBIND11_MODULE(_dnnl, m) {
           "How many threads oneDNN's OpenMP pool runs (omp_get_max_threads).");
 
     m.def("set_num_threads", &set_num_threads, py::arg("n"),
-          "omp_set_num_threads(n): the calling thread's OpenMP team size (and that of "
-          "threads it starts later). No effect in a build without OpenMP.");
+          "omp_set_num_threads(n): the calling thread's OpenMP team size (GNU OpenMP "
+          "keeps it per thread). No effect in a build without OpenMP.");
 
     m.def("primitive_cache_stats", &primitive_cache_stats,
           "Counters of the primitive cache as a dict: creations (misses), hits and "

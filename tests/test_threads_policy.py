@@ -222,3 +222,21 @@ def test_runtime_info_names_the_source():
     assert 'Wait policy:    GOMP_SPINCOUNT={} (cpuframe default'.format(
         _threads.DEFAULT_SPINCOUNT) in r.stdout
     assert 'CPUs usable:    affinity 1' in r.stdout
+
+
+def test_set_after_load_is_per_thread():
+    # GNU OpenMP keeps omp_set_num_threads per thread: another Python thread
+    # keeps the count chosen at load (documented in set_num_threads).
+    _need_native()
+    r = _run("""
+        import threading
+        import cpuframe
+        from cpuframe import _native
+        assert _native.load() is not None
+        cpuframe.set_num_threads(1)
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(cpuframe.get_num_threads()))
+        t.start(); t.join()
+        print('main', cpuframe.get_num_threads(), 'other', seen[0])
+    """, env_extra={'OMP_NUM_THREADS': '3'})
+    assert 'main 1 other 3' in r.stdout
