@@ -30,6 +30,7 @@ Other programs on the machine add to the load: run it on an idle machine.
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -176,17 +177,19 @@ def main(argv=None):
         for job in jobs:
             for load in loads:
                 for path, name, env in paths:
-                    best = None
+                    times = []
                     for _ in range(args.repeat):
                         procs = start_load(load, workdir)
                         try:
-                            t = run_job(job, path, env, workdir, args)
+                            times.append(run_job(job, path, env, workdir, args))
                         finally:
                             stop_load(procs)
-                        best = t if best is None else min(best, t)
-                    results[(job, load, name)] = best
-                    print('  {:8s} {:9s} {:10s} {:10.3f}'.format(job, load, name, best),
-                          flush=True)
+                    # the median: a collapse that happens in some runs only
+                    # must not hide behind the best run
+                    results[(job, load, name)] = statistics.median(times)
+                    print('  {:8s} {:9s} {:10s} median {:10.3f}  runs {}'.format(
+                        job, load, name, results[(job, load, name)],
+                        ' '.join('{:.3f}'.format(t) for t in times)), flush=True)
 
     unit = {'mnist': 's', 'alexnet': 'ms/iter'}
     print()
