@@ -19,6 +19,7 @@ from cpuframe import (
 )
 from cpuframe._backprop import backward
 from cpuframe._runtime_info import get_runtime_info, print_runtime_info
+from cpuframe._threads import get_num_threads, set_num_threads
 from cpuframe.backend import (
     DeviceResident,
     get_array_module,

@@ -97,6 +97,9 @@ def _try_load():
     if not_built is not None:
         return None, not_built
     try:
+        # libgomp reads its settings once, when libdnnl pulls it in.
+        from cpuframe import _threads
+        _threads.apply()
         _preload_onednn()
         return importlib.import_module("cpuframe._dnnl"), None
     except Exception as e:  # noqa: BLE001 - any failure means "use the NumPy path"

@@ -60,6 +60,15 @@ int num_threads() {
 #endif
 }
 
+void set_num_threads(int n) {
+    if (n < 1) {
+        throw py::value_error("set_num_threads: expected n >= 1, got " + std::to_string(n));
+    }
+#if defined(CPUFRAME_HAVE_OPENMP)
+    omp_set_num_threads(n);
+#endif
+}
+
 py::dict primitive_cache_stats() {
     const cpuframe::PrimitiveCacheStats s = cpuframe::PrimitiveCache::global().stats();
     py::dict d;
@@ -93,6 +102,10 @@ PYBIND11_MODULE(_dnnl, m) {
           "The instruction set oneDNN dispatches on, e.g. 'avx512_core_bf16' or 'avx2'.");
     m.def("num_threads", &num_threads,
           "How many threads oneDNN's OpenMP pool runs (omp_get_max_threads).");
+
+    m.def("set_num_threads", &set_num_threads, py::arg("n"),
+          "omp_set_num_threads(n): the calling thread's OpenMP team size (GNU OpenMP "
+          "keeps it per thread). No effect in a build without OpenMP.");
 
     m.def("primitive_cache_stats", &primitive_cache_stats,
           "Counters of the primitive cache as a dict: creations (misses), hits and "
