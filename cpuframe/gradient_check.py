@@ -75,11 +75,25 @@ def assert_allclose(x, y, atol=1e-5, rtol=1e-4, verbose=True):
     numpy.testing.assert_allclose(x, y, atol=atol, rtol=rtol, verbose=verbose)
 
 
+class NondifferentiableError(Exception):
+    """The function is not differentiable at the point checked (raised by
+    ``check_backward(..., detect_nondifferentiable=True)``)."""
+
+
+def _one_sided_slopes(f0, f1, f2, fm1, fm2, eps):
+    """Second-order one-sided derivative estimates from the right and the
+    left; they agree within O(eps**2) where the function is smooth."""
+    right = (-3 * f0 + 4 * f1 - f2) / (2 * eps)
+    left = (3 * f0 - 4 * fm1 + fm2) / (2 * eps)
+    return left, right
+
+
 class _Checker:
     """Directional-derivative check of ``func`` around ``x_data``."""
 
     def __init__(self, func, x_data, y_grad, params, eps, atol, rtol,
-                 no_grads, dtype):
+                 no_grads, dtype, detect_nondifferentiable=False):
+        self.detect_nondifferentiable = detect_nondifferentiable
         self.func = func
         self.x_data = tuple(_to_array(x) for x in _as_tuple(x_data))
         self.y_grad = y_grad
@@ -212,8 +226,18 @@ class _Checker:
             return total
 
         try:
-            numeric = (evaluate(self.eps) - evaluate(-self.eps)) / \
-                (2 * self.eps)
+            f_plus, f_minus = evaluate(self.eps), evaluate(-self.eps)
+            numeric = (f_plus - f_minus) / (2 * self.eps)
+            if self.detect_nondifferentiable:
+                left, right = _one_sided_slopes(
+                    evaluate(0.0), f_plus, evaluate(2 * self.eps), f_minus,
+                    evaluate(-2 * self.eps), self.eps)
+                if not numpy.isclose(left, right, atol=self.atol, rtol=1e-2):
+                    raise NondifferentiableError(
+                        'check_backward: the function is not differentiable '
+                        'at the point checked: the slope from the left is '
+                        '{:.10g}, from the right {:.10g} (eps={})'.format(
+                            left, right, self.eps))
         finally:
             for p, a, o in zip(self.params, param_arrays, param_orig):
                 p.array = a
@@ -242,11 +266,15 @@ def check_backward(func, x_data, y_grad, params=(), eps=1e-3, atol=1e-5,
         no_grads: booleans per input; True skips that input (default:
             non-float inputs).
         dtype: evaluate the numerical side in this dtype (e.g. float64).
+        detect_nondifferentiable: also compare the slopes from the left and
+            from the right (two more evaluations each side) and raise
+            :class:`NondifferentiableError` where they differ (a kink such
+            as ``relu`` at 0), instead of reporting a wrong gradient.
 
     Raises ``AssertionError`` with both values when they disagree.
     """
     _Checker(func, x_data, y_grad, params, eps, atol, rtol, no_grads,
-             dtype).run()
+             dtype, detect_nondifferentiable).run()
 
 
 def check_double_backward(func, x_data, y_grad, x_grad_grad, params=(),
@@ -303,4 +331,5 @@ def check_double_backward(func, x_data, y_grad, x_grad_grad, params=(),
     check_backward(first_order, x_data + y_grad, ggs, params=params, eps=eps,
                    atol=atol, rtol=rtol,
                    no_grads=list(no_grads) + [False] * len(y_grad),
-                   dtype=dtype)
+                   dtype=dtype,
+                   detect_nondifferentiable=detect_nondifferentiable)

@@ -1038,7 +1038,6 @@ NOT_PROVIDED_NAMES = {
         'n_step_rnn_impl'
     ),
     'chainer.functions.rnn.slstm': 'slstm_grad_grad',
-    'chainer.gradient_check': 'NondifferentiableError',
     'chainer.iterators': 'DaliIterator',
     'chainer.links': (
         'BlackOut ChildSumTreeLSTM DecorrelatedBatchNormalization '

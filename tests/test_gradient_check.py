@@ -120,3 +120,36 @@ def test_assert_allclose_accepts_variables():
     cpuframe.testing.assert_allclose(cpuframe.Variable(a), a)
     with pytest.raises(AssertionError):
         cpuframe.testing.assert_allclose(a, a + 1)
+
+
+class TestDetectNondifferentiable:
+    """``detect_nondifferentiable=True`` tells a kink from a wrong gradient
+    (Chainer's NondifferentiableError)."""
+
+    def test_relu_at_its_kink_raises_nondifferentiable(self):
+        import cpuframe.functions as F
+        x = numpy.array([0.0, 1.0], numpy.float64)
+        gy = numpy.array([1.0, 1.0])
+        with pytest.raises(gradient_check.NondifferentiableError,
+                           match='not differentiable'):
+            gradient_check.check_backward(F.relu, x, gy,
+                                          detect_nondifferentiable=True)
+        # Without detection the kink shows as a gradient mismatch.
+        with pytest.raises(AssertionError):
+            gradient_check.check_backward(F.relu, x, gy)
+
+    def test_smooth_functions_pass(self):
+        import cpuframe.functions as F
+        x = numpy.random.RandomState(0).uniform(-2, 2, (3, 4))
+        gy = numpy.random.RandomState(1).uniform(-1, 1, (3, 4))
+        gradient_check.check_backward(F.tanh, x, gy,
+                                      detect_nondifferentiable=True)
+        gradient_check.check_backward(F.relu, numpy.abs(x) + 0.1, gy,
+                                      detect_nondifferentiable=True)
+
+    def test_double_backward_passes_the_flag(self):
+        import cpuframe.functions as F
+        x = numpy.array([0.5, -0.7], numpy.float64)
+        gradient_check.check_double_backward(
+            lambda v: F.sin(v) * v, x, numpy.ones(2), numpy.ones(2),
+            detect_nondifferentiable=True)
