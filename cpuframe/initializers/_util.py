@@ -2,6 +2,17 @@
 import numpy
 
 from cpuframe import backend
+from cpuframe.initializer import Initializer
+
+
+class ScaledRandom(Initializer):
+    """An initializer drawing random values of a given ``scale`` (the base
+    of the normal and uniform families; holds scale, dtype and rng)."""
+
+    def __init__(self, scale=1.0, dtype=None, rng=None):
+        super().__init__(dtype)
+        self.scale = scale
+        self.rng = rng
 
 
 def rng_or_global(rng):

@@ -1,43 +1,31 @@
 """Initializers drawing from zero-mean normal distributions."""
 import numpy
 
-from cpuframe.initializer import Initializer, get_fans
-from cpuframe.initializers._util import fill, rng_or_global
+from cpuframe.initializer import get_fans
+from cpuframe.initializers._util import ScaledRandom, fill, rng_or_global
 
 
-class Normal(Initializer):
+class Normal(ScaledRandom):
     """Fills with samples of N(0, scale^2)."""
 
     def __init__(self, scale=0.05, dtype=None, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
+        super().__init__(scale, dtype, rng)
 
     def __call__(self, array):
         fill(array, rng_or_global(self.rng).normal(0.0, self.scale,
                                                    array.shape))
 
 
-class LeCunNormal(Initializer):
+class LeCunNormal(ScaledRandom):
     """N(0, s^2) with s = scale * sqrt(1 / fan_in)."""
-
-    def __init__(self, scale=1.0, dtype=None, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
 
     def __call__(self, array):
         fan_in, _ = get_fans(array.shape)
         Normal(self.scale * numpy.sqrt(1.0 / fan_in), rng=self.rng)(array)
 
 
-class GlorotNormal(Initializer):
+class GlorotNormal(ScaledRandom):
     """N(0, s^2) with s = scale * sqrt(2 / (fan_in + fan_out))."""
-
-    def __init__(self, scale=1.0, dtype=None, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
 
     def __call__(self, array):
         fan_in, fan_out = get_fans(array.shape)
@@ -51,18 +39,16 @@ def check_fan_option(cls_name, fan_option):
                          "got {!r}".format(cls_name, fan_option))
 
 
-class HeNormal(Initializer):
+class HeNormal(ScaledRandom):
     """N(0, s^2) with s = scale * sqrt(2 / fan).
 
     ``fan_option`` picks the fan: 'fan_in' (default) or 'fan_out'.
     """
 
     def __init__(self, scale=1.0, dtype=None, fan_option='fan_in', rng=None):
-        super().__init__(dtype)
+        super().__init__(scale, dtype, rng)
         check_fan_option('HeNormal', fan_option)
-        self.scale = scale
         self.fan_option = fan_option
-        self.rng = rng
 
     def __call__(self, array):
         fan_in, fan_out = get_fans(array.shape)

@@ -1,44 +1,32 @@
 """Initializers drawing from symmetric uniform distributions U(-s, s)."""
 import numpy
 
-from cpuframe.initializer import Initializer, get_fans
-from cpuframe.initializers._util import fill, rng_or_global
+from cpuframe.initializer import get_fans
+from cpuframe.initializers._util import ScaledRandom, fill, rng_or_global
 from cpuframe.initializers.normal import check_fan_option
 
 
-class Uniform(Initializer):
+class Uniform(ScaledRandom):
     """Fills with samples of U(-scale, scale)."""
 
     def __init__(self, scale=0.05, dtype=None, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
+        super().__init__(scale, dtype, rng)
 
     def __call__(self, array):
         fill(array, rng_or_global(self.rng).uniform(-self.scale, self.scale,
                                                     array.shape))
 
 
-class LeCunUniform(Initializer):
+class LeCunUniform(ScaledRandom):
     """U(-s, s) with s = scale * sqrt(3 / fan_in)."""
-
-    def __init__(self, scale=1.0, dtype=None, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
 
     def __call__(self, array):
         fan_in, _ = get_fans(array.shape)
         Uniform(self.scale * numpy.sqrt(3.0 / fan_in), rng=self.rng)(array)
 
 
-class GlorotUniform(Initializer):
+class GlorotUniform(ScaledRandom):
     """U(-s, s) with s = scale * sqrt(6 / (fan_in + fan_out))."""
-
-    def __init__(self, scale=1.0, dtype=None, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
 
     def __call__(self, array):
         fan_in, fan_out = get_fans(array.shape)
@@ -46,7 +34,7 @@ class GlorotUniform(Initializer):
         Uniform(bound, rng=self.rng)(array)
 
 
-class HeUniform(Initializer):
+class HeUniform(ScaledRandom):
     """U(-s, s) with s = scale * sqrt(6 / fan).
 
     The fan is fan_in as in Chainer; ``fan_option='fan_out'`` (an extension)
@@ -54,11 +42,9 @@ class HeUniform(Initializer):
     """
 
     def __init__(self, scale=1.0, dtype=None, fan_option='fan_in', rng=None):
-        super().__init__(dtype)
+        super().__init__(scale, dtype, rng)
         check_fan_option('HeUniform', fan_option)
-        self.scale = scale
         self.fan_option = fan_option
-        self.rng = rng
 
     def __call__(self, array):
         fan_in, fan_out = get_fans(array.shape)
