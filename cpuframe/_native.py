@@ -97,11 +97,14 @@ def _try_load():
     if not_built is not None:
         return None, not_built
     try:
-        # libgomp reads its settings once, when libdnnl pulls it in.
-        from cpuframe import _threads
+        # libgomp and oneDNN read their settings once, when libdnnl loads.
+        from cpuframe import _isa, _threads
         _threads.apply()
+        _isa.apply()
         _preload_onednn()
-        return importlib.import_module("cpuframe._dnnl"), None
+        module = importlib.import_module("cpuframe._dnnl")
+        _isa.configure(module)
+        return module, None
     except Exception as e:  # noqa: BLE001 - any failure means "use the NumPy path"
         return None, f"the native module failed to load: {type(e).__name__}: {e}"
 

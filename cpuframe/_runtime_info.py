@@ -6,7 +6,7 @@ import numpy
 
 
 def _onednn_lines():
-    from cpuframe import _native, _threads
+    from cpuframe import _isa, _native, _threads
     mod = _native.load()
     if mod is None:
         return ['oneDNN:         not available ({})'.format(_native.load_error())]
@@ -14,7 +14,7 @@ def _onednn_lines():
         'oneDNN:         {}'.format(mod.onednn_version_string()),
         'oneDNN ISA:     {}'.format(mod.isa()),
         'oneDNN threads: {}'.format(mod.num_threads()),
-    ] + _threads.describe()
+    ] + _isa.describe(mod) + _threads.describe()
 
 
 def _cupy_lines():

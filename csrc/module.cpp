@@ -1,6 +1,7 @@
 // cpuframe._dnnl: cpuframe's oneDNN kernels. Library information and the
 // primitive cache controls are defined here; each op family registers itself.
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -14,6 +15,7 @@
 
 #include "ops.hpp"
 #include "primitive_cache.hpp"
+#include "simd/kernels.hpp"
 
 namespace py = pybind11;
 
@@ -100,6 +102,29 @@ PYBIND11_MODULE(_dnnl, m) {
           "The oneDNN version with its commit, e.g. '3.2.0 (commit 04b180b...)'.");
     m.def("isa", &isa,
           "The instruction set oneDNN dispatches on, e.g. 'avx512_core_bf16' or 'avx2'.");
+    m.def(
+        "kernel_isa", [] { return std::string(cpuframe::kernel_isa_name(cpuframe::kernel_isa())); },
+        "The ISA cpuframe's own kernels (LSTM gates, softmax cross entropy) run on: "
+        "'avx512', 'avx2' or 'scalar'.");
+    m.def(
+        "kernel_isa_supported",
+        [] { return std::string(cpuframe::kernel_isa_name(cpuframe::kernel_isa_supported())); },
+        "The best ISA this build and this CPU support for cpuframe's own kernels.");
+    m.def(
+        "set_kernel_isa",
+        [](const std::string& name) {
+            cpuframe::KernelIsa isa;
+            try {
+                isa = cpuframe::parse_kernel_isa(name.c_str());
+                cpuframe::set_kernel_isa(isa);
+            } catch (const std::invalid_argument& e) {
+                throw py::value_error(e.what());
+            }
+        },
+        py::arg("isa"),
+        "Selects the ISA of cpuframe's own kernels ('avx512', 'avx2' or 'scalar', at most "
+        "kernel_isa_supported()); for tests and benchmarks. oneDNN's ISA is fixed at load "
+        "(ONEDNN_MAX_CPU_ISA).");
     m.def("num_threads", &num_threads,
           "How many threads oneDNN's OpenMP pool runs (omp_get_max_threads).");
 

@@ -49,10 +49,6 @@
 #include <mutex>
 #include <thread>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#endif
-
 #include <oneapi/dnnl/dnnl.hpp>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -65,7 +61,7 @@
 #include "engine.hpp"
 #include "ops.hpp"
 #include "primitive_cache.hpp"
-#include "simd_math.hpp"
+#include "simd/kernels.hpp"
 #include "tensor.hpp"
 
 namespace cpuframe {
@@ -579,140 +575,16 @@ void move_part_states(float* full, float* part, i64 B, i64 N, i64 P, i64 p, bool
 // made per call (a transposed B operand is much slower in a small-M sgemm),
 // the backward GEMMs both as they are. Nothing derived from the weights
 // outlives the call, so an in-place update is always seen. Activations use
-// AVX-512 polynomials (exp about 1 ulp) where the CPU has it, libm otherwise.
+// csrc/simd polynomials (exp about 1 ulp), AVX-512, AVX2 or scalar as the CPU allows.
 // Threads: see LstmLayer.
 
-float sigmoid1(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-
-// One row of the forward gate pass: g (4N pre-activations, gate blocks i, f,
-// c~, o) becomes the activated gates; c = f * cp + i * c~, h = o * tanh(c).
-void lstm_row_forward_scalar(float* g, const float* cp, float* c, float* h, float* y, i64 N) {
-    for (i64 k = 0; k < N; ++k) {
-        const float i = sigmoid1(g[k]), f = sigmoid1(g[N + k]), a = std::tanh(g[2 * N + k]),
-                    o = sigmoid1(g[3 * N + k]);
-        g[k] = i;
-        g[N + k] = f;
-        g[2 * N + k] = a;
-        g[3 * N + k] = o;
-        const float cn = f * cp[k] + i * a;
-        const float hn = o * std::tanh(cn);
-        c[k] = cn;
-        h[k] = hn;
-        y[k] = hn;
-    }
-}
-
-// One row of the backward gate pass: g the activated gates, c = c_t, cp =
-// c_{t-1}; dh = the state's gradient (plus gy), dc in: the gradient of c_t,
-// out: that of c_{t-1}; dg: the pre-activation gradients.
-void lstm_row_backward_scalar(const float* g, const float* c, const float* cp, const float* dh,
-                              const float* gy, float* dc, float* dg, i64 N) {
-    for (i64 k = 0; k < N; ++k) {
-        const float i = g[k], f = g[N + k], a = g[2 * N + k], o = g[3 * N + k];
-        const float tc = std::tanh(c[k]);
-        const float h = dh[k] + gy[k];
-        const float dct = dc[k] + h * o * (1.0f - tc * tc);
-        dg[k] = dct * a * i * (1.0f - i);
-        dg[N + k] = dct * cp[k] * f * (1.0f - f);
-        dg[2 * N + k] = dct * i * (1.0f - a * a);
-        dg[3 * N + k] = h * tc * o * (1.0f - o);
-        dc[k] = dct * f;
-    }
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#define CPUFRAME_RNN_AVX512 1
-
-__attribute__((target("avx512f"))) inline __m512 sigmoid16(__m512 x) {
-    const __m512 one = _mm512_set1_ps(1.0f);
-    return _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), x))));
-}
-
-// tanh = 1 - 2 / (1 + e^2x), and an odd polynomial near 0 (no cancellation).
-__attribute__((target("avx512f"))) inline __m512 tanh16(__m512 x) {
-    const __m512 one = _mm512_set1_ps(1.0f);
-    const __m512 big = _mm512_sub_ps(
-        one, _mm512_div_ps(_mm512_set1_ps(2.0f),
-                           _mm512_add_ps(one, exp16(_mm512_add_ps(x, x)))));
-    const __m512 x2 = _mm512_mul_ps(x, x);
-    __m512 p = _mm512_set1_ps(-17.0f / 315.0f);
-    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(2.0f / 15.0f));
-    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(-1.0f / 3.0f));
-    p = _mm512_fmadd_ps(p, x2, one);
-    const __m512 small = _mm512_mul_ps(x, p);
-    const __mmask16 near0 = _mm512_cmp_ps_mask(x2, _mm512_set1_ps(0.0025f), _CMP_LT_OQ);
-    return _mm512_mask_blend_ps(near0, big, small);
-}
-
-__attribute__((target("avx512f"))) void lstm_row_forward_avx512(float* g, const float* cp,
-                                                                float* c, float* h, float* y,
-                                                                i64 N) {
-    for (i64 k = 0; k < N; k += 16) {
-        const __mmask16 m =
-            N - k >= 16 ? __mmask16(0xffff) : __mmask16((1u << (N - k)) - 1u);
-        const __m512 i = sigmoid16(_mm512_maskz_loadu_ps(m, g + k));
-        const __m512 f = sigmoid16(_mm512_maskz_loadu_ps(m, g + N + k));
-        const __m512 a = tanh16(_mm512_maskz_loadu_ps(m, g + 2 * N + k));
-        const __m512 o = sigmoid16(_mm512_maskz_loadu_ps(m, g + 3 * N + k));
-        _mm512_mask_storeu_ps(g + k, m, i);
-        _mm512_mask_storeu_ps(g + N + k, m, f);
-        _mm512_mask_storeu_ps(g + 2 * N + k, m, a);
-        _mm512_mask_storeu_ps(g + 3 * N + k, m, o);
-        const __m512 cn = _mm512_fmadd_ps(f, _mm512_maskz_loadu_ps(m, cp + k), _mm512_mul_ps(i, a));
-        const __m512 hn = _mm512_mul_ps(o, tanh16(cn));
-        _mm512_mask_storeu_ps(c + k, m, cn);
-        _mm512_mask_storeu_ps(h + k, m, hn);
-        _mm512_mask_storeu_ps(y + k, m, hn);
-    }
-}
-
-__attribute__((target("avx512f"))) void lstm_row_backward_avx512(
-    const float* g, const float* c, const float* cp, const float* dh, const float* gy, float* dc,
-    float* dg, i64 N) {
-    const __m512 one = _mm512_set1_ps(1.0f);
-    for (i64 k = 0; k < N; k += 16) {
-        const __mmask16 m =
-            N - k >= 16 ? __mmask16(0xffff) : __mmask16((1u << (N - k)) - 1u);
-        const __m512 i = _mm512_maskz_loadu_ps(m, g + k);
-        const __m512 f = _mm512_maskz_loadu_ps(m, g + N + k);
-        const __m512 a = _mm512_maskz_loadu_ps(m, g + 2 * N + k);
-        const __m512 o = _mm512_maskz_loadu_ps(m, g + 3 * N + k);
-        const __m512 tc = tanh16(_mm512_maskz_loadu_ps(m, c + k));
-        const __m512 h =
-            _mm512_add_ps(_mm512_maskz_loadu_ps(m, dh + k), _mm512_maskz_loadu_ps(m, gy + k));
-        const __m512 dct = _mm512_fmadd_ps(
-            _mm512_mul_ps(h, o), _mm512_fnmadd_ps(tc, tc, one), _mm512_maskz_loadu_ps(m, dc + k));
-        _mm512_mask_storeu_ps(dg + k, m,
-                              _mm512_mul_ps(_mm512_mul_ps(dct, a),
-                                            _mm512_mul_ps(i, _mm512_sub_ps(one, i))));
-        _mm512_mask_storeu_ps(
-            dg + N + k, m,
-            _mm512_mul_ps(_mm512_mul_ps(dct, _mm512_maskz_loadu_ps(m, cp + k)),
-                          _mm512_mul_ps(f, _mm512_sub_ps(one, f))));
-        _mm512_mask_storeu_ps(dg + 2 * N + k, m,
-                              _mm512_mul_ps(_mm512_mul_ps(dct, i), _mm512_fnmadd_ps(a, a, one)));
-        _mm512_mask_storeu_ps(
-            dg + 3 * N + k, m,
-            _mm512_mul_ps(_mm512_mul_ps(h, tc), _mm512_mul_ps(o, _mm512_sub_ps(one, o))));
-        _mm512_mask_storeu_ps(dc + k, m, _mm512_mul_ps(dct, f));
-    }
-}
-
-#endif
-
 void lstm_row_forward(float* g, const float* cp, float* c, float* h, float* y, i64 N) {
-#if defined(CPUFRAME_RNN_AVX512)
-    if (have_avx512()) return lstm_row_forward_avx512(g, cp, c, h, y, N);
-#endif
-    lstm_row_forward_scalar(g, cp, c, h, y, N);
+    simd_kernels().lstm_row_forward(g, cp, c, h, y, N);
 }
 
 void lstm_row_backward(const float* g, const float* c, const float* cp, const float* dh,
                        const float* gy, float* dc, float* dg, i64 N) {
-#if defined(CPUFRAME_RNN_AVX512)
-    if (have_avx512()) return lstm_row_backward_avx512(g, c, cp, dh, gy, dc, dg, N);
-#endif
-    lstm_row_backward_scalar(g, c, cp, dh, gy, dc, dg, N);
+    simd_kernels().lstm_row_backward(g, c, cp, dh, gy, dc, dg, N);
 }
 
 void sgemm(char ta, char tb, i64 M, i64 N, i64 K, const float* A, i64 lda, const float* B,

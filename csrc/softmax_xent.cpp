@@ -4,8 +4,8 @@
 // softmax from the scores while it writes the gradient, so no (N, C)
 // probability matrix is ever stored (700 x 10000 floats for a PTB batch).
 //
-// Rows run in parallel; exp is the AVX-512 polynomial of simd_math.hpp where
-// the CPU has it (libm otherwise). NaN and infinities propagate as in the
+// Rows run in parallel; exp is the polynomial of csrc/simd (AVX-512, AVX2 or
+// scalar, chosen at run time). NaN and infinities propagate as in the
 // NumPy path: a row holding one gets a NaN log-sum-exp.
 #include <cmath>
 #include <cstdint>
@@ -18,7 +18,7 @@
 
 #include "array_utils.hpp"
 #include "ops.hpp"
-#include "simd_math.hpp"
+#include "simd/kernels.hpp"
 #include "tensor.hpp"
 
 namespace cpuframe {
@@ -38,60 +38,10 @@ float row_max(const float* x, i64 c) {
     return nan ? std::numeric_limits<float>::quiet_NaN() : m;
 }
 
-float row_sum_exp_scalar(const float* x, float m, i64 c) {
-    float s = 0.0f;
-    for (i64 k = 0; k < c; ++k) s += std::exp(x[k] - m);
-    return s;
-}
-
-void row_grad_scalar(const float* x, float lse, float f, float* g, i64 c) {
-    for (i64 k = 0; k < c; ++k) g[k] = f * std::exp(x[k] - lse);
-}
-
-#if defined(CPUFRAME_HAVE_AVX512_KERNELS)
-__attribute__((target("avx512f"))) float row_sum_exp_avx512(const float* x, float m, i64 c) {
-    const __m512 vm = _mm512_set1_ps(m);
-    __m512 acc = _mm512_setzero_ps();
-    i64 k = 0;
-    for (; k + 16 <= c; k += 16) {
-        acc = _mm512_add_ps(acc, exp16(_mm512_sub_ps(_mm512_loadu_ps(x + k), vm)));
-    }
-    if (k < c) {
-        const __mmask16 mask = static_cast<__mmask16>((1u << (c - k)) - 1u);
-        const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, x + k), vm));
-        acc = _mm512_add_ps(acc, _mm512_maskz_mov_ps(mask, e));
-    }
-    return _mm512_reduce_add_ps(acc);
-}
-
-__attribute__((target("avx512f"))) void row_grad_avx512(const float* x, float lse, float f,
-                                                        float* g, i64 c) {
-    const __m512 vl = _mm512_set1_ps(lse), vf = _mm512_set1_ps(f);
-    i64 k = 0;
-    for (; k + 16 <= c; k += 16) {
-        _mm512_storeu_ps(g + k,
-                         _mm512_mul_ps(vf, exp16(_mm512_sub_ps(_mm512_loadu_ps(x + k), vl))));
-    }
-    if (k < c) {
-        const __mmask16 mask = static_cast<__mmask16>((1u << (c - k)) - 1u);
-        const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, x + k), vl));
-        _mm512_mask_storeu_ps(g + k, mask, _mm512_mul_ps(vf, e));
-    }
-}
-#endif
-
-float row_sum_exp(const float* x, float m, i64 c) {
-#if defined(CPUFRAME_HAVE_AVX512_KERNELS)
-    if (have_avx512()) return row_sum_exp_avx512(x, m, c);
-#endif
-    return row_sum_exp_scalar(x, m, c);
-}
+float row_sum_exp(const float* x, float m, i64 c) { return simd_kernels().row_sum_exp(x, m, c); }
 
 void row_grad(const float* x, float lse, float f, float* g, i64 c) {
-#if defined(CPUFRAME_HAVE_AVX512_KERNELS)
-    if (have_avx512()) return row_grad_avx512(x, lse, f, g, c);
-#endif
-    row_grad_scalar(x, lse, f, g, c);
+    simd_kernels().row_grad(x, lse, f, g, c);
 }
 
 // x as a plain (N, C) float32 buffer (reordered if its layout is another).

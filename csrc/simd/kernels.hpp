@@ -1,0 +1,47 @@
+// cpuframe's own vector kernels (the LSTM gate passes, the fused softmax cross
+// entropy), compiled once per ISA and chosen at run time.
+//
+// kernel_isa() starts as the best ISA both this build and this CPU have;
+// cpuframe/_isa.py lowers it through set_kernel_isa() when the module loads, as
+// CPUFRAME_MAX_CPU_ISA (or ONEDNN_MAX_CPU_ISA) asks.
+#pragma once
+
+#include <cstdint>
+
+namespace cpuframe {
+
+enum class KernelIsa : int { scalar = 0, avx2 = 1, avx512 = 2 };
+
+// One ISA's kernels.
+struct SimdKernels {
+    // sum_k exp(x[k] - m) over a row of c scores.
+    float (*row_sum_exp)(const float* x, float m, std::int64_t c);
+    // g[k] = f * exp(x[k] - lse).
+    void (*row_grad)(const float* x, float lse, float f, float* g, std::int64_t c);
+    // One row of the LSTM forward gate pass: g (4N pre-activations, gate
+    // blocks i, f, c~, o) becomes the activated gates; c = f * cp + i * c~,
+    // h = y = o * tanh(c).
+    void (*lstm_row_forward)(float* g, const float* cp, float* c, float* h, float* y,
+                             std::int64_t N);
+    // One row of the LSTM backward gate pass: g the activated gates, c = c_t,
+    // cp = c_{t-1}; dh + gy the gradient of h_t; dc in: that of c_t, out: that
+    // of c_{t-1}; dg: the pre-activation gradients.
+    void (*lstm_row_backward)(const float* g, const float* c, const float* cp, const float* dh,
+                              const float* gy, float* dc, float* dg, std::int64_t N);
+};
+
+// The kernels of the current ISA.
+const SimdKernels& simd_kernels();
+
+KernelIsa kernel_isa();
+// The best ISA this build and this CPU support.
+KernelIsa kernel_isa_supported();
+// Lower (or raise, up to kernel_isa_supported()) the ISA; throws
+// std::invalid_argument for an ISA this build or CPU cannot run.
+void set_kernel_isa(KernelIsa isa);
+
+const char* kernel_isa_name(KernelIsa isa);
+// "avx512" / "avx2" / "scalar"; throws std::invalid_argument otherwise.
+KernelIsa parse_kernel_isa(const char* name);
+
+}  // namespace cpuframe

@@ -1,0 +1,129 @@
+// The kernels of SimdKernels (kernels.hpp), written once against vec.hpp.
+// Included by one translation unit per ISA, each compiled with that ISA's
+// flags; everything here has internal linkage, so the copies never meet.
+//
+// exp is a Cephes-style polynomial (about 1 ulp) on x clamped to [-87, 88];
+// NaN stays NaN (see vec.hpp on min/max). sigmoid = 1 / (1 + e^-x);
+// tanh = 1 - 2 / (1 + e^2x), with an odd polynomial near 0 (no cancellation).
+#pragma once
+
+#include "kernels.hpp"
+#include "vec.hpp"
+
+namespace {
+
+using i64 = int64_t;
+
+inline Vec vexp(Vec x) {
+    x = vmin(vset1(88.0f), vmax(vset1(-87.0f), x));
+    const Vec n = vround(x * vset1(1.44269504088896341f));
+    Vec r = vfnmadd(n, vset1(0.693359375f), x);
+    r = vfnmadd(n, vset1(-2.12194440e-4f), r);
+    Vec p = vset1(1.9875691500e-4f);
+    p = vfmadd(p, r, vset1(1.3981999507e-3f));
+    p = vfmadd(p, r, vset1(8.3334519073e-3f));
+    p = vfmadd(p, r, vset1(4.1665795894e-2f));
+    p = vfmadd(p, r, vset1(1.6666665459e-1f));
+    p = vfmadd(p, r, vset1(5.0000001201e-1f));
+    p = vfmadd(p, r * r, r + vset1(1.0f));
+    return vscale2(p, n);
+}
+
+inline Vec vsigmoid(Vec x) {
+    const Vec one = vset1(1.0f);
+    return one / (one + vexp(vzero() - x));
+}
+
+inline Vec vtanh(Vec x) {
+    const Vec one = vset1(1.0f);
+    const Vec big = one - vset1(2.0f) / (one + vexp(x + x));
+    const Vec x2 = x * x;
+    Vec p = vset1(-17.0f / 315.0f);
+    p = vfmadd(p, x2, vset1(2.0f / 15.0f));
+    p = vfmadd(p, x2, vset1(-1.0f / 3.0f));
+    p = vfmadd(p, x2, one);
+    return vselect(vless(x2, vset1(0.0025f)), x * p, big);
+}
+
+// Loads and stores of `lanes` floats: a whole vector or its first lanes.
+inline Vec ld(const float* p, i64 lanes) {
+    return lanes == Vec::width ? vload(p) : vload_first(p, lanes);
+}
+inline void st(float* p, Vec a, i64 lanes) {
+    if (lanes == Vec::width) {
+        vstore(p, a);
+    } else {
+        vstore_first(p, a, lanes);
+    }
+}
+
+// body(k, lanes) for k = 0, width, 2 width, ... < n.
+template <class Body>
+inline void for_vectors(i64 n, Body&& body) {
+    for (i64 k = 0; k < n; k += Vec::width) {
+        body(k, n - k < Vec::width ? n - k : Vec::width);
+    }
+}
+
+float row_sum_exp(const float* x, float m, i64 c) {
+    const Vec vm = vset1(m);
+    Vec acc = vzero();
+    for_vectors(c, [&](i64 k, i64 lanes) {
+        const Vec e = vexp(ld(x + k, lanes) - vm);
+        acc = acc + (lanes == Vec::width ? e : vkeep_first(e, lanes));
+    });
+    return vsum(acc);
+}
+
+void row_grad(const float* x, float lse, float f, float* g, i64 c) {
+    const Vec vl = vset1(lse), vf = vset1(f);
+    for_vectors(c, [&](i64 k, i64 lanes) { st(g + k, vf * vexp(ld(x + k, lanes) - vl), lanes); });
+}
+
+void lstm_row_forward(float* g, const float* cp, float* c, float* h, float* y, i64 N) {
+    for_vectors(N, [&](i64 k, i64 lanes) {
+        const Vec i = vsigmoid(ld(g + k, lanes));
+        const Vec f = vsigmoid(ld(g + N + k, lanes));
+        const Vec a = vtanh(ld(g + 2 * N + k, lanes));
+        const Vec o = vsigmoid(ld(g + 3 * N + k, lanes));
+        st(g + k, i, lanes);
+        st(g + N + k, f, lanes);
+        st(g + 2 * N + k, a, lanes);
+        st(g + 3 * N + k, o, lanes);
+        const Vec cn = vfmadd(f, ld(cp + k, lanes), i * a);
+        const Vec hn = o * vtanh(cn);
+        st(c + k, cn, lanes);
+        st(h + k, hn, lanes);
+        st(y + k, hn, lanes);
+    });
+}
+
+void lstm_row_backward(const float* g, const float* c, const float* cp, const float* dh,
+                       const float* gy, float* dc, float* dg, i64 N) {
+    const Vec one = vset1(1.0f);
+    for_vectors(N, [&](i64 k, i64 lanes) {
+        const Vec i = ld(g + k, lanes);
+        const Vec f = ld(g + N + k, lanes);
+        const Vec a = ld(g + 2 * N + k, lanes);
+        const Vec o = ld(g + 3 * N + k, lanes);
+        const Vec tc = vtanh(ld(c + k, lanes));
+        const Vec hg = ld(dh + k, lanes) + ld(gy + k, lanes);
+        const Vec dct = vfmadd(hg * o, vfnmadd(tc, tc, one), ld(dc + k, lanes));
+        st(dg + k, (dct * a) * (i * (one - i)), lanes);
+        st(dg + N + k, (dct * ld(cp + k, lanes)) * (f * (one - f)), lanes);
+        st(dg + 2 * N + k, (dct * i) * vfnmadd(a, a, one), lanes);
+        st(dg + 3 * N + k, (hg * tc) * (o * (one - o)), lanes);
+        st(dc + k, dct * f, lanes);
+    });
+}
+
+constexpr cpuframe::SimdKernels kTable = {row_sum_exp, row_grad, lstm_row_forward,
+                                          lstm_row_backward};
+
+}  // namespace
+
+// Each unit exports its table under its own name (see CPUFRAME_SIMD_TABLE).
+namespace cpuframe {
+extern const SimdKernels CPUFRAME_SIMD_TABLE;
+const SimdKernels CPUFRAME_SIMD_TABLE = kTable;
+}  // namespace cpuframe
