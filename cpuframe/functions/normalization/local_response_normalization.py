@@ -97,9 +97,15 @@ class LocalResponseNormalization(FunctionNode):
         # on each channel, Chainer's n // 2 on each side for odd and even n
         # alike; its alpha is divided by local_size (the C++ side
         # multiplies it back).
+        # Some of oneDNN's LRN kernels (the AVX2 ones among them) slide the
+        # window as a running sum, so one NaN or infinity there (or a square
+        # that overflows, |x| > ~1.8e19) spoils every later channel, where
+        # the NumPy path keeps it to the window: such inputs take the NumPy
+        # path (one read of x).
         x, = inputs
         return intel64.all_float32(inputs) and 2 <= x.ndim <= 5 and \
-            x.size > 0
+            x.size > 0 and intel64.all_within(x, -_LARGEST_SQUARABLE,
+                                              _LARGEST_SQUARABLE)
 
     def intel64_profitable(self, inputs):
         return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
@@ -118,6 +124,10 @@ class LocalResponseNormalization(FunctionNode):
         y, = self.get_retained_outputs()
         return LocalResponseNormalizationGrad(self).apply(
             (x, y, grad_outputs[0]))
+
+
+# Beyond this, x * x (and a window sum of five) overflows float32.
+_LARGEST_SQUARABLE = 1e18
 
 
 def local_response_normalization(x, n=5, k=2, alpha=1e-4, beta=.75):
