@@ -88,7 +88,8 @@ def configure(module, environ=None) -> None:
     limit, why = cap(environ)
     supported = module.kernel_isa_supported()
     if limit is None or ORDER.index(limit) >= ORDER.index(supported):
-        _source = 'the CPU' if limit is None else 'the CPU ({} asks for more)'.format(why)
+        _source = ('the CPU' if limit is None
+                   else 'the CPU ({} asks for more)'.format(why))
         return
     module.set_kernel_isa(limit)
     _source = why

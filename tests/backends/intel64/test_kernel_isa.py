@@ -16,8 +16,7 @@ import numpy
 import pytest
 
 import cpuframe.functions as F
-from cpuframe import _isa
-from cpuframe import Variable
+from cpuframe import Variable, _isa
 from cpuframe.backends import intel64
 from cpuframe.configuration import using_config
 
@@ -73,7 +72,8 @@ def test_supported_isa_matches_the_cpu():
 def test_set_kernel_isa_rejects_unknown_names():
     mod = intel64.native()
     before = mod.kernel_isa()
-    with pytest.raises(ValueError, match="expected 'avx512', 'avx2' or 'scalar', got 'sse2'"):
+    with pytest.raises(ValueError,
+                       match="expected 'avx512', 'avx2' or 'scalar', got 'sse2'"):
         mod.set_kernel_isa('sse2')
     assert mod.kernel_isa() == before
 
@@ -259,7 +259,8 @@ def test_apply_passes_the_limit_to_onednn(ours, theirs, want):
 
 def test_unknown_value_warns_and_is_ignored():
     env = {'CPUFRAME_MAX_CPU_ISA': 'avx1024'}
-    with pytest.warns(RuntimeWarning, match=r"CPUFRAME_MAX_CPU_ISA: expected .*'avx2'.* got 'avx1024'"):
+    with pytest.warns(RuntimeWarning, match=r"CPUFRAME_MAX_CPU_ISA: expected "
+                      r".*'avx2'.* got 'avx1024'"):
         _isa.apply(env)
     assert 'ONEDNN_MAX_CPU_ISA' not in env
     with warnings.catch_warnings():
