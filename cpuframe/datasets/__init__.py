@@ -1,7 +1,7 @@
 """Datasets, as in ``chainer.datasets``: dataset wrappers (tuples, dicts,
 subsets, splits, concatenation, transforms, image files), the classic
 downloadable datasets cached in Chainer's layout (MNIST, Fashion-MNIST,
-CIFAR-10/100, Penn Treebank) and ``get_digits``, a small dataset shipped
+CIFAR-10/100, SVHN, Penn Treebank) and ``get_digits``, a small dataset shipped
 with cpuframe that needs no network."""
 from cpuframe.datasets.cifar import get_cifar10, get_cifar100  # noqa: F401
 from cpuframe.datasets.concatenated_dataset import (  # noqa: F401
@@ -44,6 +44,7 @@ from cpuframe.datasets.sub_dataset import (  # noqa: F401
     split_dataset_n_random,
     split_dataset_random,
 )
+from cpuframe.datasets.svhn import get_svhn  # noqa: F401
 from cpuframe.datasets.text_dataset import TextDataset  # noqa: F401
 from cpuframe.datasets.transform_dataset import TransformDataset  # noqa: F401
 from cpuframe.datasets.tuple_dataset import TupleDataset  # noqa: F401
@@ -58,7 +59,8 @@ __all__ = [
     'get_cross_validation_datasets_random', 'get_digits',
     'get_fashion_mnist', 'get_fashion_mnist_labels', 'get_kuzushiji_mnist',
     'get_kuzushiji_mnist_labels', 'get_mnist',
-    'get_ptb_words', 'get_ptb_words_vocabulary', 'open_pickle_dataset',
+    'get_ptb_words', 'get_ptb_words_vocabulary', 'get_svhn',
+    'open_pickle_dataset',
     'open_pickle_dataset_writer', 'split_dataset',
     'split_dataset_n', 'split_dataset_n_random', 'split_dataset_random',
 ]

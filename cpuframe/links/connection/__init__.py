@@ -20,6 +20,7 @@ from cpuframe.links.connection.dilated_convolution_2d import DilatedConvolution2
 from cpuframe.links.connection.embed_id import EmbedID
 from cpuframe.links.connection.highway import Highway
 from cpuframe.links.connection.inception import Inception
+from cpuframe.links.connection.inceptionbn import InceptionBN
 from cpuframe.links.connection.linear import Linear
 from cpuframe.links.connection.local_convolution_2d import LocalConvolution2D
 from cpuframe.links.connection.mlp_convolution_2d import MLPConvolution2D
@@ -30,6 +31,7 @@ from cpuframe.links.connection.simplified_dropconnect import SimplifiedDropconne
 __all__ = ['Bias', 'Bilinear', 'Convolution1D', 'Convolution2D', 'Convolution3D',
            'ConvolutionND', 'Deconvolution2D', 'DeconvolutionND',
            'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID', 'Highway',
-           'Inception', 'Linear', 'MLPConvolution2D', 'Parameter', 'Scale',
+           'Inception', 'InceptionBN', 'Linear', 'MLPConvolution2D',
+           'Parameter', 'Scale',
            'LocalConvolution2D', 'SimplifiedDropconnect',
            'Deconvolution1D', 'Deconvolution3D']

@@ -1,0 +1,2 @@
+"""Pre-trained image models (Chainer's ``chainer.links.model.vision``):
+``vgg``, ``resnet`` and ``googlenet``."""
