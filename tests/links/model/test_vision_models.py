@@ -334,14 +334,16 @@ def test_prepare_with_pillow():
     rgb = numpy.random.RandomState(1).randint(0, 256, (5, 7, 3)).astype(
         numpy.uint8)
     image = Image.fromarray(rgb)
+    # float32 mean subtraction: a few ulp of the pixel scale (atol)
     numpy.testing.assert_allclose(vgg.prepare(image, size=None),
-                                  _expected(rgb, MEANS[0][1]), rtol=1e-6)
+                                  _expected(rgb, MEANS[0][1]), rtol=1e-6,
+                                  atol=1e-4)
     # size is (width, height), Pillow's order; arrays resize as images do
     out = vgg.prepare(rgb, size=(9, 4))
     assert out.shape == (3, 4, 9)
     resized = numpy.asarray(image.resize((9, 4)))
     numpy.testing.assert_allclose(out, _expected(resized, MEANS[0][1]),
-                                  rtol=1e-6)
+                                  rtol=1e-6, atol=1e-4)
     numpy.testing.assert_allclose(vgg.prepare(image.convert('L')),
                                   vgg.prepare(numpy.asarray(
                                       image.convert('L'))), rtol=1e-6)
