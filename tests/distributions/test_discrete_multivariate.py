@@ -235,7 +235,7 @@ def test_multivariate_normal_gradients_and_errors():
     loc, lt = _mvn_params()
     x = numpy.random.RandomState(2).randn(2, 3)
     gradient_check.check_backward(
-        lambda m, l: D.MultivariateNormal(m, scale_tril=l).log_prob(x),
+        lambda m, tril: D.MultivariateNormal(m, scale_tril=tril).log_prob(x),
         (loc, lt), numpy.ones(2), dtype=numpy.float64, eps=1e-5)
     with pytest.raises(ValueError, match='scale_tril'):
         D.MultivariateNormal(loc)

@@ -58,7 +58,7 @@ def test_vae_learns_binary_patterns():
     opt = optimizers.Adam(alpha=1e-2)
     opt.setup(model)
     losses = []
-    for it in range(300):
+    for _ in range(300):
         batch = x[rs.randint(0, 256, 64)]
         loss, _, kl = model.loss(batch)
         model.cleargrads()
