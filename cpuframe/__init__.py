@@ -63,7 +63,7 @@ _LAZY_MODULES = (
     'link_hooks', 'links', 'optimizer', 'optimizer_hooks', 'optimizers',
     'reporter', 'sequential', 'serializer', 'serializers', 'training',
     'initializer', 'memory_layouts', 'types', 'computational_graph',
-    'device_resident',
+    'device_resident', 'distribution', 'distributions',
 )
 _LAZY_NAMES = {
     'Link': 'link', 'Chain': 'link', 'ChainList': 'link',
@@ -76,6 +76,8 @@ _LAZY_NAMES = {
     'Serializer': 'serializer', 'Deserializer': 'serializer',
     'AbstractSerializer': 'serializer',
     'Initializer': 'initializer',
+    'Distribution': 'distribution', 'kl_divergence': 'distribution',
+    'register_kl': 'distribution', 'cross_entropy': 'distribution',
 }
 
 # Set to True to silence the FutureWarning of experimental APIs

@@ -138,9 +138,13 @@ from cpuframe.functions.math.clip import clip
 from cpuframe.functions.math.cumprod import cumprod
 from cpuframe.functions.math.cumsum import cumsum
 from cpuframe.functions.math.det import batch_det, det
+from cpuframe.functions.math.digamma import digamma
 from cpuframe.functions.math.einsum import einsum
 from cpuframe.functions.math.erf import erf
 from cpuframe.functions.math.erfc import erfc
+from cpuframe.functions.math.erfcinv import erfcinv
+from cpuframe.functions.math.erfcx import erfcx
+from cpuframe.functions.math.erfinv import erfinv
 from cpuframe.functions.math.exponential import (
     exp,
     expm1,
@@ -158,11 +162,15 @@ from cpuframe.functions.math.inverse_trigonometric import (
     arcsin,
     arctan,
 )
+from cpuframe.functions.math.lgamma import lgamma
 from cpuframe.functions.math.linear_interpolate import linear_interpolate
+from cpuframe.functions.math.log_ndtr import log_ndtr
 from cpuframe.functions.math.logsumexp import logsumexp
 from cpuframe.functions.math.maximum import maximum, minimum
 from cpuframe.functions.math.minmax import argmax, argmin, max, min
 from cpuframe.functions.math.ndtr import ndtr
+from cpuframe.functions.math.ndtri import ndtri
+from cpuframe.functions.math.polygamma import polygamma
 from cpuframe.functions.math.prod import prod
 from cpuframe.functions.math.rounding import ceil, fix, floor
 from cpuframe.functions.math.sign import sign
@@ -173,6 +181,7 @@ from cpuframe.functions.math.squared_difference import squared_difference
 from cpuframe.functions.math.sum import mean, sum
 from cpuframe.functions.math.tensordot import tensordot
 from cpuframe.functions.math.trigonometric import cos, sin, tan
+from cpuframe.functions.math.zeta import zeta
 from cpuframe.functions.noise.dropout import dropout
 from cpuframe.functions.noise.gaussian import gaussian
 from cpuframe.functions.noise.gumbel_softmax import gumbel_softmax
