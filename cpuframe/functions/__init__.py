@@ -233,4 +233,5 @@ from cpuframe.functions.rnn.n_step_lstm import n_step_bilstm, n_step_lstm
 from cpuframe.functions.rnn.n_step_rnn import n_step_birnn, n_step_rnn
 from cpuframe.functions.rnn.slstm import slstm
 from cpuframe.functions.rnn.transpose_sequence import transpose_sequence
+from cpuframe.functions.rnn.tree_lstm import tree_lstm
 from cpuframe.functions.util.forget import forget

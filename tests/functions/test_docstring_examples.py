@@ -44,6 +44,7 @@ MODULES = [
     'cpuframe.functions.normalization.batch_renormalization',
     'cpuframe.functions.pooling.roi_pooling_2d',
     'cpuframe.functions.pooling.roi_pooling_align_2d',
+    'cpuframe.functions.rnn.tree_lstm',
     'cpuframe.functions.util.forget',
     'cpuframe.links.connection.local_convolution_2d',
     'cpuframe.links.connection.simplified_dropconnect',
@@ -51,6 +52,7 @@ MODULES = [
     'cpuframe.links.loss.hierarchical_softmax',
     'cpuframe.links.normalization.batch_renormalization',
     'cpuframe.links.rnn.peephole',
+    'cpuframe.links.rnn.tree_lstm',
     'cpuframe.links.rnn.zoneoutlstm',
     'cpuframe.utils.walker_alias',
 ]

@@ -10,9 +10,11 @@ from cpuframe.links.rnn.n_step_rnn import (
     NStepRNNTanh,
 )
 from cpuframe.links.rnn.peephole import StatefulPeepholeLSTM
+from cpuframe.links.rnn.tree_lstm import ChildSumTreeLSTM, NaryTreeLSTM
 from cpuframe.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
 
-__all__ = ['GRU', 'LSTM', 'NStepBiGRU', 'NStepBiLSTM', 'NStepBiRNNReLU',
-           'NStepBiRNNTanh', 'NStepGRU', 'NStepLSTM', 'NStepRNNReLU',
-           'NStepRNNTanh', 'StatefulGRU', 'StatelessGRU', 'StatelessLSTM',
-           'StatefulPeepholeLSTM', 'StatefulZoneoutLSTM']
+__all__ = ['ChildSumTreeLSTM', 'GRU', 'LSTM', 'NStepBiGRU', 'NStepBiLSTM',
+           'NStepBiRNNReLU', 'NStepBiRNNTanh', 'NStepGRU', 'NStepLSTM',
+           'NStepRNNReLU', 'NStepRNNTanh', 'NaryTreeLSTM', 'StatefulGRU',
+           'StatelessGRU', 'StatelessLSTM', 'StatefulPeepholeLSTM',
+           'StatefulZoneoutLSTM']
