@@ -51,6 +51,7 @@ MODULES = [
     'cpuframe.links.loss.crf1d',
     'cpuframe.links.loss.hierarchical_softmax',
     'cpuframe.links.normalization.batch_renormalization',
+    'cpuframe.links.rnn.mgu',
     'cpuframe.links.rnn.peephole',
     'cpuframe.links.rnn.tree_lstm',
     'cpuframe.links.rnn.zoneoutlstm',

@@ -1,6 +1,7 @@
 """Recurrent links: LSTM and GRU layers, stacked RNNs over sequences."""
 from cpuframe.links.rnn.gru import GRU, StatefulGRU, StatelessGRU
 from cpuframe.links.rnn.lstm import LSTM, StatelessLSTM
+from cpuframe.links.rnn.mgu import StatefulMGU, StatelessMGU
 from cpuframe.links.rnn.n_step_gru import NStepBiGRU, NStepGRU
 from cpuframe.links.rnn.n_step_lstm import NStepBiLSTM, NStepLSTM
 from cpuframe.links.rnn.n_step_rnn import (
@@ -16,5 +17,5 @@ from cpuframe.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
 __all__ = ['ChildSumTreeLSTM', 'GRU', 'LSTM', 'NStepBiGRU', 'NStepBiLSTM',
            'NStepBiRNNReLU', 'NStepBiRNNTanh', 'NStepGRU', 'NStepLSTM',
            'NStepRNNReLU', 'NStepRNNTanh', 'NaryTreeLSTM', 'StatefulGRU',
-           'StatelessGRU', 'StatelessLSTM', 'StatefulPeepholeLSTM',
-           'StatefulZoneoutLSTM']
+           'StatefulMGU', 'StatelessGRU', 'StatelessLSTM', 'StatelessMGU',
+           'StatefulPeepholeLSTM', 'StatefulZoneoutLSTM']
