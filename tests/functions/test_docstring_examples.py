@@ -48,6 +48,7 @@ MODULES = [
     'cpuframe.functions.util.forget',
     'cpuframe.links.connection.local_convolution_2d',
     'cpuframe.links.connection.simplified_dropconnect',
+    'cpuframe.links.loss.black_out',
     'cpuframe.links.loss.crf1d',
     'cpuframe.links.loss.hierarchical_softmax',
     'cpuframe.links.normalization.batch_renormalization',
