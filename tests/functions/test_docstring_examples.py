@@ -56,6 +56,7 @@ MODULES = [
     'cpuframe.links.rnn.peephole',
     'cpuframe.links.rnn.tree_lstm',
     'cpuframe.links.rnn.zoneoutlstm',
+    'cpuframe.training.updaters.parallel_updater',
     'cpuframe.utils.walker_alias',
 ]
 
