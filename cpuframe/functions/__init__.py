@@ -75,6 +75,9 @@ from cpuframe.functions.connection.deconvolution_nd import (
     deconvolution_3d,
     deconvolution_nd,
 )
+from cpuframe.functions.connection.deformable_convolution_2d_sampler import (  # noqa: E501
+    deformable_convolution_2d_sampler,
+)
 from cpuframe.functions.connection.depthwise_convolution_2d import (
     depthwise_convolution_2d,
 )
