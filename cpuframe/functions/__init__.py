@@ -191,6 +191,10 @@ from cpuframe.functions.normalization.batch_renormalization import (
     batch_renormalization,
     fixed_batch_renormalization,
 )
+from cpuframe.functions.normalization.decorrelated_batch_normalization import (  # noqa: E501
+    decorrelated_batch_normalization,
+    fixed_decorrelated_batch_normalization,
+)
 from cpuframe.functions.normalization.group_normalization import (
     group_normalization,
 )
