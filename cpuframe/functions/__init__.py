@@ -107,6 +107,9 @@ from cpuframe.functions.loss.crf1d import argmax_crf1d, crf1d
 from cpuframe.functions.loss.cross_covariance import cross_covariance
 from cpuframe.functions.loss.ctc import connectionist_temporal_classification
 from cpuframe.functions.loss.decov import decov
+from cpuframe.functions.loss.discriminative_loss import (
+    discriminative_margin_based_clustering_loss,
+)
 from cpuframe.functions.loss.hierarchical_softmax import (
     binary_hierarchical_softmax,
 )

@@ -24,6 +24,7 @@ MODULES = [
     'cpuframe.functions.loss.crf1d',
     'cpuframe.functions.loss.cross_covariance',
     'cpuframe.functions.loss.decov',
+    'cpuframe.functions.loss.discriminative_loss',
     'cpuframe.functions.loss.hierarchical_softmax',
     'cpuframe.functions.loss.negative_sampling',
     'cpuframe.functions.math.arctan2',
