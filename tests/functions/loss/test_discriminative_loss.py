@@ -117,7 +117,7 @@ def test_separated_clusters_have_no_pull_and_no_push():
 @pytest.mark.parametrize('which', [0, 1, 2])
 def test_gradients(norm, which):
     emb, labels = _data(2, 3, H=2, W=3, seed=6, labels_max=3)
-    # margins small enough that both sides of each hinge occur
+    # with these margins every term is nonzero for this data
     gy = numpy.array(1.7)
 
     def f(e):
