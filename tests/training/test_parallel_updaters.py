@@ -232,6 +232,9 @@ class TestMultiprocessParallelUpdater:
         try:
             with pytest.raises(RuntimeError, match='(?s)worker 1.*Linear'):
                 updater.update()
+            assert not updater._workers
+            with pytest.raises(RuntimeError, match='make a new updater'):
+                updater.update()
         finally:
             updater.finalize()
 

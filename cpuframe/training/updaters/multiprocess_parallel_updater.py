@@ -280,6 +280,7 @@ class MultiprocessParallelUpdater(StandardUpdater):
         self._pipes = []
         self._workers = []
         self._params = self._grads = None
+        self._failure = None
         self._master.to_device(devices[0])
 
     @staticmethod
@@ -334,11 +335,15 @@ class MultiprocessParallelUpdater(StandardUpdater):
                     k + 1, self._devices[k + 1], info))
         if errors:
             self._stop_workers()
-            raise RuntimeError('MultiprocessParallelUpdater: a worker '
-                               'failed\n' + '\n'.join(errors))
+            self._failure = ('MultiprocessParallelUpdater: a worker '
+                             'failed\n' + '\n'.join(errors))
+            raise RuntimeError(self._failure)
 
     def update_core(self):
         """One synchronous step over all processes."""
+        if self._failure is not None:
+            raise RuntimeError(self._failure + '\n(the workers are stopped; '
+                               'make a new updater)')
         started = self._initialized
         if started:
             for pipe in self._pipes:
