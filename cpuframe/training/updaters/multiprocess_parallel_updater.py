@@ -196,7 +196,7 @@ def _scale_for_sum(optimizer, n):
         return
     warnings.warn('optimizer.{} is changed to {} by '
                   'MultiprocessParallelUpdater for the new batch size.'.format(
-                      attr, getattr(optimizer, attr)), stacklevel=4)
+                      attr, getattr(optimizer, attr)), stacklevel=3)
 
 
 class MultiprocessParallelUpdater(StandardUpdater):
@@ -269,10 +269,9 @@ class MultiprocessParallelUpdater(StandardUpdater):
                 'MultiprocessParallelUpdater: expected datasets of one length '
                 'for all iterators, got lengths {}'.format(sorted(lengths)))
 
-        _scale_for_sum(optimizer, len(devices))
-
         super().__init__(iterator=iterators[0], optimizer=optimizer,
                          converter=converter, auto_new_epoch=auto_new_epoch)
+        _scale_for_sum(optimizer, len(devices))
         self._master = optimizer.target
         self._devices = devices
         self._mpu_iterators = iterators
