@@ -5,6 +5,8 @@ A converter is any callable ``converter(batch, device)``; the
 ``converter()`` decorator makes a function into a ``Converter`` that is
 always given a ``Device`` object, whatever specifier its caller passed.
 """
+import sys
+
 import numpy
 
 from cpuframe import backend
@@ -49,6 +51,18 @@ class _FunctionConverter(Converter):
 
     def __repr__(self):
         return '<converter {}>'.format(self.__qualname__)
+
+    def __reduce__(self):
+        # A decorated module-level function is pickled by its name (its
+        # module binds the converter there, not the function); others wrap
+        # the function again on loading.
+        module = sys.modules.get(self.__module__)
+        found = module
+        for part in self.__qualname__.split('.'):
+            found = getattr(found, part, None)
+        if found is self:
+            return self.__qualname__
+        return type(self), (self.base_callable,)
 
 
 def converter():

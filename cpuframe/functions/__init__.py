@@ -75,6 +75,9 @@ from cpuframe.functions.connection.deconvolution_nd import (
     deconvolution_3d,
     deconvolution_nd,
 )
+from cpuframe.functions.connection.deformable_convolution_2d_sampler import (  # noqa: E501
+    deformable_convolution_2d_sampler,
+)
 from cpuframe.functions.connection.depthwise_convolution_2d import (
     depthwise_convolution_2d,
 )
@@ -104,6 +107,9 @@ from cpuframe.functions.loss.crf1d import argmax_crf1d, crf1d
 from cpuframe.functions.loss.cross_covariance import cross_covariance
 from cpuframe.functions.loss.ctc import connectionist_temporal_classification
 from cpuframe.functions.loss.decov import decov
+from cpuframe.functions.loss.discriminative_loss import (
+    discriminative_margin_based_clustering_loss,
+)
 from cpuframe.functions.loss.hierarchical_softmax import (
     binary_hierarchical_softmax,
 )
@@ -197,6 +203,10 @@ from cpuframe.functions.normalization.batch_renormalization import (
     batch_renormalization,
     fixed_batch_renormalization,
 )
+from cpuframe.functions.normalization.decorrelated_batch_normalization import (  # noqa: E501
+    decorrelated_batch_normalization,
+    fixed_decorrelated_batch_normalization,
+)
 from cpuframe.functions.normalization.group_normalization import (
     group_normalization,
 )
@@ -242,4 +252,5 @@ from cpuframe.functions.rnn.n_step_lstm import n_step_bilstm, n_step_lstm
 from cpuframe.functions.rnn.n_step_rnn import n_step_birnn, n_step_rnn
 from cpuframe.functions.rnn.slstm import slstm
 from cpuframe.functions.rnn.transpose_sequence import transpose_sequence
+from cpuframe.functions.rnn.tree_lstm import tree_lstm
 from cpuframe.functions.util.forget import forget

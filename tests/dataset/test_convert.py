@@ -156,3 +156,19 @@ def test_to_device():
     assert out['b'][1] is None
     with pytest.raises(ValueError, match='get_device'):
         dataset.to_device('nonsense', x)
+
+
+def _halve(batch, device):
+    return [b / 2 for b in batch]
+
+
+def test_decorated_converters_pickle():
+    # a converter made by the decorator pickles by its module-level name
+    # (worker processes receive it so), others by their function
+    import pickle
+    assert pickle.loads(pickle.dumps(dataset.concat_examples)) is \
+        dataset.concat_examples
+    wrapped = dataset.converter()(_halve)   # not bound to a module name
+    copy = pickle.loads(pickle.dumps(wrapped))
+    assert copy is not wrapped and copy.base_callable is _halve
+    assert copy([2, 4], None) == [1, 2]

@@ -18,7 +18,7 @@ def black_out(x, t, W, samples, reduce='mean'):
     Returns:
         ~cpuframe.Variable: the loss, a scalar or of shape ``(N,)``.
 
-    .. seealso:: :class:`~cpuframe.links.BlackOut` (when available).
+    .. seealso:: :class:`~cpuframe.links.BlackOut`.
     """
     from cpuframe.functions.array.concat import concat
     from cpuframe.functions.array.reshape import reshape

@@ -13,6 +13,9 @@ from cpuframe.links.connection.deconvolution_nd import (
     Deconvolution3D,
     DeconvolutionND,
 )
+from cpuframe.links.connection.deformable_convolution_2d import (
+    DeformableConvolution2D,
+)
 from cpuframe.links.connection.depthwise_convolution_2d import (
     DepthwiseConvolution2D,
 )
@@ -30,6 +33,7 @@ from cpuframe.links.connection.simplified_dropconnect import SimplifiedDropconne
 
 __all__ = ['Bias', 'Bilinear', 'Convolution1D', 'Convolution2D', 'Convolution3D',
            'ConvolutionND', 'Deconvolution2D', 'DeconvolutionND',
+           'DeformableConvolution2D',
            'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID', 'Highway',
            'Inception', 'InceptionBN', 'Linear', 'MLPConvolution2D',
            'Parameter', 'Scale',

@@ -44,6 +44,9 @@ from cpuframe.training.extensions.value_observation import (  # noqa: F401
     observe_lr,
     observe_value,
 )
+from cpuframe.training.extensions.variable_statistics_plot import (  # noqa: F401,E501
+    VariableStatisticsPlot,
+)
 from cpuframe.training.extensions.variable_unchain import (  # noqa: F401
     unchain_variables,
 )
@@ -56,6 +59,7 @@ __all__ = [
     'InverseShift', 'LinearShift', 'LogReport', 'MicroAverage',
     'MultistepShift', 'ParameterStatistics', 'PlotReport',
     'PolynomialShift', 'PrintReport', 'ProgressBar', 'StepShift',
-    'WarmupShift', 'dump_graph', 'observe_lr', 'observe_value', 'snapshot',
-    'snapshot_object', 'snapshot_writers', 'unchain_variables',
+    'VariableStatisticsPlot', 'WarmupShift', 'dump_graph', 'observe_lr',
+    'observe_value', 'snapshot', 'snapshot_object', 'snapshot_writers',
+    'unchain_variables',
 ]

@@ -23,7 +23,7 @@ def test_params_and_forward():
     assert link.W.grad.shape == (4, 3)
     numpy.testing.assert_allclose(
         link(x, train=False).array, x.dot(link.W.array.T) + link.b.array,
-        rtol=1e-6)
+        rtol=1e-6, atol=1e-6)
 
 
 def test_lazy_nobias_and_initializers():
@@ -53,3 +53,13 @@ def test_bad_input():
     link = L.SimplifiedDropconnect(3, 2)
     with pytest.raises(TypeError, match='SimplifiedDropconnect'):
         link(numpy.ones((2, 4), numpy.float32))
+
+
+def test_module_paths():
+    # Chainer's module is chainer.links.activation.simplified_dropconnect;
+    # the earlier cpuframe path still gives the same class.
+    from cpuframe.links.activation import simplified_dropconnect as act
+    from cpuframe.links.connection import simplified_dropconnect as conn
+    assert act.SimplifiedDropconnect is L.SimplifiedDropconnect
+    assert conn.SimplifiedDropconnect is L.SimplifiedDropconnect
+    assert L.SimplifiedDropconnect.__module__ == act.__name__
