@@ -9,7 +9,9 @@
 // plain weights, while the forward is equally fast on both; such weights stay
 // plain (see keep_plain_weights).
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -77,6 +79,40 @@ ip_fwd::primitive_desc fwd_pd(const memory::desc& x, const memory::desc& w, std:
                                   op_attr(), allow_empty);
 }
 
+// Whether oneDNN's own choice for the weight gradient of this layer is plain
+// (gemm:jit) while its forward wants blocked weights. Blocked weights then
+// cost a reorder of the whole weight gradient every step: on AVX2 (oneDNN 3.2
+// has no brgemm backward-weights kernel there) AlexNet's fc6 spent 23 ms per
+// step reordering its gradient beside a 24 ms forward. Such weights stay
+// plain. Asked once per weight shape, for a batch of 32 whatever the batch:
+// a weight's layout is settled by its first call and must not depend on the
+// batch that call had (a batch of varying size would otherwise meet a layout
+// it has no primitive for).
+bool bwd_weights_plain(std::int64_t in, std::int64_t out, bool bias) {
+    constexpr std::int64_t n = 32;
+    static std::mutex mu;
+    static std::unordered_map<std::string, bool> known;
+    const std::string key = std::to_string(in) + "," + std::to_string(out) + (bias ? ",b" : "");
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        auto it = known.find(key);
+        if (it != known.end()) return it->second;
+    }
+    const dims xd = {n, in}, wd = {out, in}, yd = {n, out};
+    const ip_fwd::primitive_desc fwd =
+        fwd_pd(any_md(xd), any_md(wd), bias ? out : 0, any_md(yd), false);
+    const ip_bwd_weights::primitive_desc bwd =
+        bias ? ip_bwd_weights::primitive_desc(cpu_engine(), any_md(xd), any_md(wd),
+                                              plain_desc({out}), any_md(yd), fwd, op_attr())
+             : ip_bwd_weights::primitive_desc(cpu_engine(), any_md(xd), any_md(wd), any_md(yd),
+                                              fwd, op_attr());
+    const memory::desc plain = plain_desc(wd);
+    const bool answer = bwd.diff_weights_desc() == plain && !(fwd.weights_desc() == plain);
+    std::lock_guard<std::mutex> lock(mu);
+    known.emplace(key, answer);
+    return answer;
+}
+
 TensorPtr linear_forward(const py::object& x_obj, const py::object& w_obj,
                          const py::object& b_obj) {
     constexpr const char* fn = "linear_forward";
@@ -97,7 +133,8 @@ TensorPtr linear_forward(const py::object& x_obj, const py::object& w_obj,
     return guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()) + " and W " +
                                        shape_str(W->shape()); }, [&] {
         const dims xd = {n, in}, wd = {out, in}, yd = {n, out};
-        const bool plain = W->is_plain() && keep_plain_weights(n, in, out);
+        const bool plain = W->is_plain() && (keep_plain_weights(n, in, out) ||
+                                             bwd_weights_plain(in, out, b != nullptr));
         const memory::desc w_off = plain ? plain_desc(wd) : offered_md(W, wd);
         auto make_key = [&](const memory::desc& w_md) {
             PrimitiveKey key("inner_product_forward");
