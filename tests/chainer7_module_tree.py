@@ -876,89 +876,36 @@ TREE = {
 }
 
 NOT_PROVIDED_MODULES = frozenset({
-    'chainer.datasets.svhn',
-    'chainer.distribution',
-    'chainer.distributions',
-    'chainer.distributions.bernoulli',
-    'chainer.distributions.beta',
-    'chainer.distributions.categorical',
-    'chainer.distributions.cauchy',
-    'chainer.distributions.chisquare',
-    'chainer.distributions.dirichlet',
-    'chainer.distributions.exponential',
-    'chainer.distributions.gamma',
-    'chainer.distributions.geometric',
-    'chainer.distributions.gumbel',
-    'chainer.distributions.independent',
-    'chainer.distributions.laplace',
-    'chainer.distributions.log_normal',
-    'chainer.distributions.multivariate_normal',
-    'chainer.distributions.normal',
-    'chainer.distributions.one_hot_categorical',
-    'chainer.distributions.pareto',
-    'chainer.distributions.poisson',
-    'chainer.distributions.uniform',
-    'chainer.distributions.utils',
     'chainer.exporters',
     'chainer.exporters.caffe',
-    'chainer.functions.connection.deformable_convolution_2d_sampler',
-    'chainer.functions.loss.discriminative_loss',
-    'chainer.functions.math.digamma',
-    'chainer.functions.math.erfcinv',
-    'chainer.functions.math.erfcx',
-    'chainer.functions.math.erfinv',
-    'chainer.functions.math.lgamma',
-    'chainer.functions.math.log_ndtr',
-    'chainer.functions.math.ndtri',
-    'chainer.functions.math.polygamma',
-    'chainer.functions.math.zeta',
-    'chainer.functions.normalization.decorrelated_batch_normalization',
     'chainer.functions.pooling.average_pooling_nd_kernel',
     'chainer.functions.pooling.max_pooling_nd_kernel',
     'chainer.functions.pooling.pooling_nd_kernel',
-    'chainer.functions.rnn.tree_lstm',
     'chainer.functions.theano',
     'chainer.functions.theano.theano_function',
     'chainer.graph_optimizations',
     'chainer.graph_optimizations.static_graph',
     'chainer.graph_optimizations.static_graph_utilities',
     'chainer.iterators.dali_iterator',
-    'chainer.links.activation.simplified_dropconnect',
     'chainer.links.caffe',
     'chainer.links.caffe.caffe_function',
     'chainer.links.caffe.protobuf3',
     'chainer.links.caffe.protobuf3.caffe_pb2',
-    'chainer.links.connection.deformable_convolution_2d',
-    'chainer.links.connection.inceptionbn',
-    'chainer.links.loss.black_out',
-    'chainer.links.model.vision',
-    'chainer.links.model.vision.googlenet',
-    'chainer.links.model.vision.resnet',
-    'chainer.links.model.vision.vgg',
-    'chainer.links.normalization.decorrelated_batch_normalization',
-    'chainer.links.rnn.mgu',
-    'chainer.links.rnn.tree_lstm',
     'chainer.links.theano',
     'chainer.links.theano.theano_function',
     'chainer.testing.doctest_helper',
-    'chainer.training.extensions.variable_statistics_plot',
-    'chainer.training.updaters.multiprocess_parallel_updater',
-    'chainer.training.updaters.parallel_updater',
     'chainer.utils.conv_nd_kernel',
 })
 
 NOT_PROVIDED_NAMES = {
-    'chainer': (
-        'Distribution cross_entropy distributions graph_optimizations kl_divergence '
-        'register_kl static_code static_graph'
+    'chainer': 'graph_optimizations static_code static_graph',
+    'chainer.distributions.gumbel': 'EULER',
+    'chainer.distributions.laplace': 'LaplaceCDF LaplaceICDF',
+    'chainer.distributions.log_normal': 'LOGPROBC',
+    'chainer.distributions.multivariate_normal': (
+        'ENTROPYC LOGPROBC TriangularInv available_cpu'
     ),
-    'chainer.datasets': 'get_svhn',
-    'chainer.functions': (
-        'decorrelated_batch_normalization deformable_convolution_2d_sampler digamma '
-        'discriminative_margin_based_clustering_loss erfcinv erfcx erfinv '
-        'fixed_decorrelated_batch_normalization lgamma log_ndtr ndtri polygamma '
-        'tree_lstm zeta'
-    ),
+    'chainer.distributions.normal': 'ENTROPYC LOGPROBC PROBC',
     'chainer.functions.activation.clipped_relu': (
         'ClippedReLUGrad2 ClippedReLUGrad3 cudnn'
     ),
@@ -1006,12 +953,16 @@ NOT_PROVIDED_NAMES = {
     'chainer.functions.math.clip': 'ClipGrad',
     'chainer.functions.math.cumprod': 'Cumprodsum',
     'chainer.functions.math.einsum': 'DiagEinSum einsum_symbols einsum_symbols_set',
+    'chainer.functions.math.erfcinv': 'BACKWORDC available_cpu',
+    'chainer.functions.math.erfcx': 'available_cpu',
+    'chainer.functions.math.erfinv': 'BACKWORDC available_cpu',
     'chainer.functions.math.inv': 'BatchInv',
     'chainer.functions.math.linear_interpolate': 'LinearInterpolateGrad',
     'chainer.functions.math.matmul': 'BatchMatMul BatchMatMulGrad',
     'chainer.functions.math.maximum': 'MaximumGrad',
     'chainer.functions.math.minimum': 'MinimumGrad',
     'chainer.functions.math.minmax': 'IndexSelectorBase SelectorBase',
+    'chainer.functions.math.ndtri': 'available_cpu',
     'chainer.functions.math.sparse_matmul': 'CooMatMul CooMatMulGradSP',
     'chainer.functions.math.sqrt': 'RsqrtGPU',
     'chainer.functions.math.trigonometric': (
@@ -1039,12 +990,7 @@ NOT_PROVIDED_NAMES = {
     ),
     'chainer.functions.rnn.slstm': 'slstm_grad_grad',
     'chainer.iterators': 'DaliIterator',
-    'chainer.links': (
-        'BlackOut ChildSumTreeLSTM DecorrelatedBatchNormalization '
-        'DeformableConvolution2D GoogLeNet InceptionBN NaryTreeLSTM ResNet101Layers '
-        'ResNet152Layers ResNet50Layers StatefulMGU StatelessMGU TheanoFunction '
-        'VGG16Layers VGG19Layers'
-    ),
+    'chainer.links': 'TheanoFunction',
     'chainer.links.loss.hierarchical_softmax': 'BinaryHierarchicalSoftmaxFunction',
     'chainer.optimizer': 'make_deprecation_message',
     'chainer.optimizers.ada_delta': 'AdaDeltaHyperparameter',
@@ -1062,10 +1008,7 @@ NOT_PROVIDED_NAMES = {
     'chainer.testing.random': 'do_setup do_teardown',
     'chainer.testing.training': 'check_available get_error is_available',
     'chainer.testing.unary_math_function_test': 'check_available is_available',
-    'chainer.training': 'ParallelUpdater',
-    'chainer.training.extensions': 'VariableStatisticsPlot',
     'chainer.training.extensions.util': 'erase_console set_console_cursor_position',
-    'chainer.training.updaters': 'MultiprocessParallelUpdater ParallelUpdater',
     'chainer.utils.type_check': (
         'Atom BoolBinaryOperator GetAttr LightMode LightTypeInfoTuple '
         'get_function_check_context get_light_types in_light_mode light_mode'
