@@ -63,7 +63,7 @@ _LAZY_MODULES = (
     'link_hooks', 'links', 'optimizer', 'optimizer_hooks', 'optimizers',
     'reporter', 'sequential', 'serializer', 'serializers', 'training',
     'initializer', 'memory_layouts', 'types', 'computational_graph',
-    'device_resident', 'distribution', 'distributions',
+    'device_resident', 'distribution', 'distributions', 'graph_optimizations',
 )
 _LAZY_NAMES = {
     'Link': 'link', 'Chain': 'link', 'ChainList': 'link',
@@ -78,6 +78,8 @@ _LAZY_NAMES = {
     'Initializer': 'initializer',
     'Distribution': 'distribution', 'kl_divergence': 'distribution',
     'register_kl': 'distribution', 'cross_entropy': 'distribution',
+    'static_graph': 'graph_optimizations.static_graph',
+    'static_code': 'graph_optimizations.static_graph_utilities',
 }
 
 # Set to True to silence the FutureWarning of experimental APIs

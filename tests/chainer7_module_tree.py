@@ -883,9 +883,6 @@ NOT_PROVIDED_MODULES = frozenset({
     'chainer.functions.pooling.pooling_nd_kernel',
     'chainer.functions.theano',
     'chainer.functions.theano.theano_function',
-    'chainer.graph_optimizations',
-    'chainer.graph_optimizations.static_graph',
-    'chainer.graph_optimizations.static_graph_utilities',
     'chainer.iterators.dali_iterator',
     'chainer.links.caffe',
     'chainer.links.caffe.caffe_function',
@@ -898,7 +895,6 @@ NOT_PROVIDED_MODULES = frozenset({
 })
 
 NOT_PROVIDED_NAMES = {
-    'chainer': 'graph_optimizations static_code static_graph',
     'chainer.distributions.gumbel': 'EULER',
     'chainer.distributions.laplace': 'LaplaceCDF LaplaceICDF',
     'chainer.distributions.log_normal': 'LOGPROBC',
@@ -989,6 +985,9 @@ NOT_PROVIDED_NAMES = {
         'n_step_rnn_impl'
     ),
     'chainer.functions.rnn.slstm': 'slstm_grad_grad',
+    'chainer.graph_optimizations.static_graph': (
+        'ArrayInfo ScheduleInfo StaticScheduleFunction'
+    ),
     'chainer.iterators': 'DaliIterator',
     'chainer.links': 'TheanoFunction',
     'chainer.links.loss.hierarchical_softmax': 'BinaryHierarchicalSoftmaxFunction',

@@ -101,3 +101,15 @@ def test_counts(capsys):
               'provided'.format(provided_modules, modules, provided_names,
                                 names))
     assert provided_modules > 0 and provided_names > 0
+
+
+def test_readme_lists_what_is_not_provided():
+    from . import chainer7_not_provided as listing
+    with open(listing.readme_path()) as f:
+        block = listing.current_block(f.read())
+    assert block is not None, 'README.md lacks the not-provided table'
+    assert block == listing.render(), (
+        'README.md\'s not-provided table is stale: run '
+        'python tests/chainer7_not_provided.py')
+    for module in data.NOT_PROVIDED_MODULES:
+        assert module in listing.MODULE_REASONS, module
