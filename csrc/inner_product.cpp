@@ -79,12 +79,13 @@ ip_fwd::primitive_desc fwd_pd(const memory::desc& x, const memory::desc& w, std:
                                   op_attr(), allow_empty);
 }
 
-// Whether oneDNN's own choice for the weight gradient of this layer is plain
-// (gemm:jit) while its forward wants blocked weights. Blocked weights then
-// cost a reorder of the whole weight gradient every step: on AVX2 (oneDNN 3.2
-// has no brgemm backward-weights kernel there) AlexNet's fc6 spent 23 ms per
-// step reordering its gradient beside a 24 ms forward. Such weights stay
-// plain. Asked once per weight shape, for a batch of 32 whatever the batch:
+// Whether oneDNN's kernel for the weight gradient of this layer is gemm:jit,
+// which computes it plain (or transposed), while its forward wants blocked
+// weights. Blocked weights then cost a reorder of the whole weight gradient
+// every step: on AVX2 (oneDNN 3.2 has no brgemm backward-weights kernel
+// there) AlexNet's fc6 spent 23 ms per step reordering its gradient beside a
+// 24 ms forward, the PTB model's stepwise softmax layer 87 ms per step of
+// 35. Such weights stay plain. Asked once per weight shape, for a batch of 32 whatever the batch:
 // a weight's layout is settled by its first call and must not depend on the
 // batch that call had (a batch of varying size would otherwise meet a layout
 // it has no primitive for).
@@ -106,8 +107,10 @@ bool bwd_weights_plain(std::int64_t in, std::int64_t out, bool bias) {
                                               plain_desc({out}), any_md(yd), fwd, op_attr())
              : ip_bwd_weights::primitive_desc(cpu_engine(), any_md(xd), any_md(wd), any_md(yd),
                                               fwd, op_attr());
-    const memory::desc plain = plain_desc(wd);
-    const bool answer = bwd.diff_weights_desc() == plain && !(fwd.weights_desc() == plain);
+    // gemm:jit computes the gradient plain (ab) or transposed (ba); only a
+    // brgemm kernel writes the blocked layout the forward wants.
+    const bool blocked_grad = std::strncmp(bwd.impl_info_str(), "brgemm", 6) == 0;
+    const bool answer = !blocked_grad && !(fwd.weights_desc() == plain_desc(wd));
     std::lock_guard<std::mutex> lock(mu);
     known.emplace(key, answer);
     return answer;
