@@ -77,7 +77,8 @@ void* BufferPool::take(std::size_t& rounded) {
         // peak. (Smaller ones are cached freely: re-faulting them page by
         // page each step would cost more time than they take memory.)
         const std::size_t after = live_huge_ + cached_huge_ + rounded;
-        if (huge && bound_ && after > high_water_) evict_locked(after - high_water_);
+        const std::size_t allowed = high_water_ + high_water_ / kHeadroomDiv;
+        if (huge && bound_ && after > allowed) evict_locked(after - allowed);
         return nullptr;
     }
     void* p = it->second.back();

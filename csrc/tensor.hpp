@@ -251,6 +251,9 @@ public:
     static constexpr std::size_t kHuge = std::size_t{1} << 21;       // 2 MiB pages
     static constexpr std::size_t kPage = 4096;
     static constexpr std::size_t kSlackDiv = 8;  // huge buffers reused up to 1/8 larger
+    // Cached plus live huge buffers may exceed the most ever live by 1/4
+    // before cached ones are evicted.
+    static constexpr std::size_t kHeadroomDiv = 4;
 
     struct Stats {
         std::size_t cached_bytes, cached_buffers, limit_bytes;
