@@ -797,10 +797,10 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                 del in_data, out_grad
             incoming = [(func.inputs[i], gx) for i, gx in zip(targets, gxs)
                         if gx is not None]
-            # Drop every reference to this step's gradients (the loop
-            # variable too): a gradient the engine alone holds may be
-            # overwritten in place by the node that consumes it.
-            gys = gxs = gx = grad_inputs = None
+            # Drop every reference to this step's gradients: a gradient the
+            # engine alone holds may be overwritten in place by the node
+            # that consumes it.
+            gys = gxs = grad_inputs = None
             for k in range(len(incoming)):
                 node = incoming[k][0]
                 pending = grads.get(node)
