@@ -164,6 +164,35 @@ bool has_nan(const py::object& x_obj) {
                         static_cast<std::int64_t>(x->nbytes() / sizeof(float)));
 }
 
+// out = a + b over float32 buffers of one size (the physical buffers of
+// mdarrays in one layout: cpuframe.backends.intel64's mdarray arithmetic),
+// on the OpenMP team. NumPy's add is single-threaded: accumulating a 26 MB
+// weight gradient took 1.8 ms with it, 0.9 ms on two threads.
+void add_f32(py::array out, py::array a, py::array b) {
+    constexpr const char* fn = "add_f32";
+    auto check = [&](const py::array& x, const char* name) {
+        if (!py::isinstance<py::array_t<float>>(x) ||
+            !(x.flags() & py::array::c_style) || x.size() != out.size()) {
+            throw py::value_error(std::string(fn) + ": expected " + name +
+                                  " as a C-contiguous float32 array of " +
+                                  std::to_string(out.size()) + " values");
+        }
+    };
+    check(out, "out");
+    check(a, "a");
+    check(b, "b");
+    if (!out.writeable()) throw py::value_error(std::string(fn) + ": out is read-only");
+    float* po = static_cast<float*>(out.mutable_data());
+    const float* pa = static_cast<const float*>(a.data());
+    const float* pb = static_cast<const float*>(b.data());
+    const std::int64_t n = static_cast<std::int64_t>(out.size());
+    py::gil_scoped_release release;
+#if defined(CPUFRAME_HAVE_OPENMP)
+#pragma omp parallel for simd schedule(static) if (n >= (std::int64_t{1} << 18))
+#endif
+    for (std::int64_t i = 0; i < n; ++i) po[i] = pa[i] + pb[i];
+}
+
 TensorPtr relu_grad_tensor(const py::object& y_obj, const py::object& gy_obj,
                            bool overwrite_gy) {
     constexpr const char* fn = "relu_grad";
@@ -197,6 +226,9 @@ TensorPtr relu_grad_tensor(const py::object& y_obj, const py::object& gy_obj,
 }  // namespace
 
 void register_eltwise(py::module_& m) {
+    m.def("add_f32", &add_f32, py::arg("out"), py::arg("a"), py::arg("b"),
+          "out = a + b for C-contiguous float32 arrays of one size, on the OpenMP team "
+          "(out may be a or b).");
     m.def("relu", &relu_tensor, py::arg("x"),
           R"doc(ReLU of a Tensor (or float32 ndarray), as a Tensor in x's layout.
 

@@ -532,9 +532,21 @@ def _elementwise(ufunc, inputs, out):
             keeps_zeros = ufunc(*probe) == 0
         if not keeps_zeros:
             out_t.zero_padding()
+    elif ufunc is numpy.add and len(ops) == 2 and _large_f32_pair(ops):
+        # Gradient accumulation's case: NumPy's add is single-threaded.
+        native().add_f32(out_t.raw_view(), ops[0], ops[1])
     else:
         ufunc(*ops, out=out_t.raw_view())
     return out_t
+
+
+# From this many floats the native add (on the OpenMP team) takes over.
+_NATIVE_ADD_MIN = 1 << 18
+
+
+def _large_f32_pair(ops):
+    return all(isinstance(o, numpy.ndarray) and o.dtype == numpy.float32 and
+               o.size >= _NATIVE_ADD_MIN and o.flags.c_contiguous for o in ops)
 
 
 def _unwrap(obj):
