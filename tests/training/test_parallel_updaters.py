@@ -1,5 +1,6 @@
 """ParallelUpdater (model copies in one process) and
 MultiprocessParallelUpdater (CPU worker processes)."""
+import faulthandler
 import warnings
 
 import numpy
@@ -168,7 +169,21 @@ class TestFlatHelpers:
             mpu.scatter_params(model, numpy.ones(7, numpy.float32))
 
 
+# Worker processes that hang must fail the test, not stall the run: the
+# tests of MultiprocessParallelUpdater print every thread's stack and end
+# the process after this many seconds (a test takes a few).
+_DEADLINE = 300
+
+
 class TestMultiprocessParallelUpdater:
+    @pytest.fixture(autouse=True)
+    def _deadline(self):
+        faulthandler.dump_traceback_later(_DEADLINE, exit=True)
+        try:
+            yield
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+
     def _setup(self, lr, devices, n_iterators=2, batch=5):
         x, t = _data()
         model = _model()

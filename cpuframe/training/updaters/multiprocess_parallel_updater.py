@@ -322,11 +322,20 @@ class MultiprocessParallelUpdater(StandardUpdater):
             self._workers.append(worker)
             self._pipes.append(pipe)
 
+    def _receive(self, k):
+        # A worker killed without closing its end (SIGKILL, OOM) would leave
+        # a bare recv() waiting forever: poll, and check that it still runs.
+        pipe, worker = self._pipes[k], self._workers[k]
+        while not pipe.poll(1.0):
+            if not worker.is_alive():
+                raise EOFError
+        return pipe.recv()
+
     def _collect(self):
         errors = []
-        for k, pipe in enumerate(self._pipes):
+        for k in range(len(self._pipes)):
             try:
-                status, info = pipe.recv()
+                status, info = self._receive(k)
             except EOFError:
                 status, info = 'error', 'the process ended unexpectedly'
             if status != 'done':
@@ -361,9 +370,9 @@ class MultiprocessParallelUpdater(StandardUpdater):
                 del loss
         except Exception:
             if started:   # keep the pipes in step: take the workers' answers
-                for pipe in self._pipes:
+                for k in range(len(self._pipes)):
                     try:
-                        pipe.recv()
+                        self._receive(k)
                     except EOFError:
                         pass
             raise
