@@ -2,8 +2,7 @@
 import math
 import warnings
 
-from cpuframe import distribution
-from cpuframe.distributions import utils
+from cpuframe.distributions import _loc_scale
 from cpuframe.functions.math.exponential import log, log1p
 from cpuframe.functions.math.inverse_trigonometric import arctan
 from cpuframe.functions.math.trigonometric import tan
@@ -11,7 +10,7 @@ from cpuframe.utils import cache
 from cpuframe.variable import as_variable
 
 
-class Cauchy(distribution.Distribution):
+class Cauchy(_loc_scale.LocScale):
     """Cauchy distribution
     ``p(x) = 1 / (pi scale (1 + ((x - loc) / scale) ** 2))``.
 
@@ -22,28 +21,6 @@ class Cauchy(distribution.Distribution):
     ``mean`` and ``variance`` are undefined: nan, with a RuntimeWarning.
     Sampling is reparameterised (inverse CDF).
     """
-
-    def __init__(self, loc, scale):
-        self._loc, self._scale = utils.broadcast_params(
-            'Cauchy', ('loc', 'scale'),
-            (utils.as_param('Cauchy', 'loc', loc),
-             utils.as_param('Cauchy', 'scale', scale)))
-
-    @property
-    def loc(self):
-        return self._loc
-
-    @property
-    def scale(self):
-        return self._scale
-
-    @property
-    def batch_shape(self):
-        return self.loc.shape
-
-    @property
-    def event_shape(self):
-        return ()
 
     def cdf(self, x):
         return 0.5 + arctan((x - self.loc) / self.scale) / math.pi
@@ -72,19 +49,6 @@ class Cauchy(distribution.Distribution):
     @property
     def mode(self):
         return self.loc
-
-    @property
-    def params(self):
-        return {'loc': self.loc, 'scale': self.scale}
-
-    def sample_n(self, n):
-        u = utils.uniform_open(self.loc.xp, self.loc.dtype,
-                               (n,) + self.loc.shape)
-        return self.icdf(u)
-
-    @property
-    def support(self):
-        return 'real'
 
     @property
     def variance(self):

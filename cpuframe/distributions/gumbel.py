@@ -2,7 +2,7 @@
 import math
 
 from cpuframe import distribution
-from cpuframe.distributions import utils
+from cpuframe.distributions import _loc_scale
 from cpuframe.functions.math.exponential import exp, log
 from cpuframe.functions.math.lgamma import lgamma
 from cpuframe.utils import cache
@@ -10,7 +10,7 @@ from cpuframe.utils import cache
 _EULER = 0.57721566490153286
 
 
-class Gumbel(distribution.Distribution):
+class Gumbel(_loc_scale.LocScale):
     """Gumbel distribution
     ``p(x) = exp(-z - exp(-z)) / scale`` with ``z = (x - loc) / scale``.
 
@@ -21,31 +21,9 @@ class Gumbel(distribution.Distribution):
     Sampling is reparameterised: ``loc - scale log(-log u)``.
     """
 
-    def __init__(self, loc, scale):
-        self._loc, self._scale = utils.broadcast_params(
-            'Gumbel', ('loc', 'scale'),
-            (utils.as_param('Gumbel', 'loc', loc),
-             utils.as_param('Gumbel', 'scale', scale)))
-
-    @property
-    def loc(self):
-        return self._loc
-
-    @property
-    def scale(self):
-        return self._scale
-
     @cache.cached_property
     def _log_scale(self):
         return log(self.scale)
-
-    @property
-    def batch_shape(self):
-        return self.loc.shape
-
-    @property
-    def event_shape(self):
-        return ()
 
     @cache.cached_property
     def entropy(self):
@@ -68,19 +46,6 @@ class Gumbel(distribution.Distribution):
     @property
     def mode(self):
         return self.loc
-
-    @property
-    def params(self):
-        return {'loc': self.loc, 'scale': self.scale}
-
-    def sample_n(self, n):
-        u = utils.uniform_open(self.loc.xp, self.loc.dtype,
-                               (n,) + self.loc.shape)
-        return self.icdf(u)
-
-    @property
-    def support(self):
-        return 'real'
 
     @cache.cached_property
     def variance(self):

@@ -2,14 +2,14 @@
 import math
 
 from cpuframe import distribution
-from cpuframe.distributions import utils
+from cpuframe.distributions import _loc_scale
 from cpuframe.functions.math.basic_math import absolute
 from cpuframe.functions.math.exponential import exp, expm1, log, log1p
 from cpuframe.functions.math.sign import sign
 from cpuframe.utils import cache
 
 
-class Laplace(distribution.Distribution):
+class Laplace(_loc_scale.LocScale):
     """Laplace distribution ``p(x) = exp(-|x - loc| / scale) / (2 scale)``.
 
     Args:
@@ -18,28 +18,6 @@ class Laplace(distribution.Distribution):
 
     Sampling is reparameterised (inverse CDF).
     """
-
-    def __init__(self, loc, scale):
-        self._loc, self._scale = utils.broadcast_params(
-            'Laplace', ('loc', 'scale'),
-            (utils.as_param('Laplace', 'loc', loc),
-             utils.as_param('Laplace', 'scale', scale)))
-
-    @property
-    def loc(self):
-        return self._loc
-
-    @property
-    def scale(self):
-        return self._scale
-
-    @property
-    def batch_shape(self):
-        return self.loc.shape
-
-    @property
-    def event_shape(self):
-        return ()
 
     def cdf(self, x):
         z = (x - self.loc) / self.scale
@@ -70,22 +48,9 @@ class Laplace(distribution.Distribution):
     def mode(self):
         return self.loc
 
-    @property
-    def params(self):
-        return {'loc': self.loc, 'scale': self.scale}
-
-    def sample_n(self, n):
-        u = utils.uniform_open(self.loc.xp, self.loc.dtype,
-                               (n,) + self.loc.shape)
-        return self.icdf(u)
-
     @cache.cached_property
     def stddev(self):
         return math.sqrt(2) * self.scale
-
-    @property
-    def support(self):
-        return 'real'
 
     @cache.cached_property
     def variance(self):

@@ -2,7 +2,7 @@
 import math
 
 from cpuframe import distribution
-from cpuframe.distributions import utils
+from cpuframe.distributions import _loc_scale, utils
 from cpuframe.functions.math.exponential import exp, log
 from cpuframe.functions.math.log_ndtr import log_ndtr
 from cpuframe.functions.math.ndtr import ndtr
@@ -13,7 +13,7 @@ _ENTROPY_C = 0.5 * math.log(2 * math.pi * math.e)
 _LOG_PROB_C = -0.5 * math.log(2 * math.pi)
 
 
-class Normal(distribution.Distribution):
+class Normal(_loc_scale.LocScale):
     """Normal distribution ``N(loc, scale ** 2)``.
 
     ``p(x) = exp(-(x - loc) ** 2 / (2 scale ** 2)) / sqrt(2 pi scale ** 2)``
@@ -44,10 +44,6 @@ class Normal(distribution.Distribution):
         self._scale = other if scale is not None else None
         self._log_scale = other if scale is None else None
 
-    @property
-    def loc(self):
-        return self._loc
-
     @cache.cached_property
     def scale(self):
         return self._scale if self._scale is not None \
@@ -57,14 +53,6 @@ class Normal(distribution.Distribution):
     def log_scale(self):
         return self._log_scale if self._log_scale is not None \
             else log(self._scale)
-
-    @property
-    def batch_shape(self):
-        return self.loc.shape
-
-    @property
-    def event_shape(self):
-        return ()
 
     def cdf(self, x):
         return ndtr((x - self.loc) / self.scale)
@@ -100,10 +88,6 @@ class Normal(distribution.Distribution):
     def mode(self):
         return self.loc
 
-    @property
-    def params(self):
-        return {'loc': self.loc, 'scale': self.scale}
-
     def sample_n(self, n):
         xp = self.loc.xp
         eps = utils.random_like(xp, self.loc.dtype, (n,) + self.loc.shape,
@@ -113,10 +97,6 @@ class Normal(distribution.Distribution):
     @cache.cached_property
     def stddev(self):
         return self.scale
-
-    @property
-    def support(self):
-        return 'real'
 
     @cache.cached_property
     def variance(self):
