@@ -48,3 +48,30 @@ class CellState:
             raise ValueError('{}: expected c and h of the same shape, got {} '
                              'and {}'.format(method, c.shape, h.shape))
         return c, h
+
+
+class HiddenState:
+    """The ``h`` state of a stateful GRU-like link (a mixin).
+
+    Put before the link base, e.g. ``class L(HiddenState, Base)``: the link
+    then has ``h`` (a Variable, or None for zeros), ``reset_state``,
+    ``set_state(h)`` (checked to be ``(B, state_size)``; the error names
+    ``<class>.set_state``), and the state moves with the link between
+    devices.
+    """
+
+    def device_resident_accept(self, visitor):
+        super().device_resident_accept(visitor)
+        if self.h is not None:
+            visitor.visit_variable(self.h)
+
+    def reset_state(self):
+        """Forget the state: the next step starts from zeros."""
+        self.h = None
+
+    def set_state(self, h):
+        """Start the next step from ``h``, a ``(B, out_size)`` Variable."""
+        h = as_state('{}.set_state'.format(type(self).__name__), 'h', h,
+                     self.state_size)
+        h.to_device(self.device)
+        self.h = h

@@ -8,7 +8,7 @@ from cpuframe import link
 from cpuframe.functions.activation.sigmoid import sigmoid
 from cpuframe.functions.activation.tanh import tanh
 from cpuframe.links.connection.linear import Linear
-from cpuframe.links.rnn._state import as_state
+from cpuframe.links.rnn._state import HiddenState
 
 
 def _interpolate(z, h_bar, h):
@@ -81,7 +81,7 @@ class StatelessGRU(GRUBase):
         return _interpolate(z, h_bar, h)
 
 
-class StatefulGRU(GRUBase):
+class StatefulGRU(HiddenState, GRUBase):
     """A GRU layer that keeps its state ``h`` between calls.
 
     A call ``forward(x)`` computes the next state as
@@ -107,22 +107,6 @@ class StatefulGRU(GRUBase):
                  bias_init=0):
         super().__init__(in_size, out_size, init, inner_init, bias_init)
         self.reset_state()
-
-    def device_resident_accept(self, visitor):
-        super().device_resident_accept(visitor)
-        if self.h is not None:
-            visitor.visit_variable(self.h)
-
-    def reset_state(self):
-        """Forget the state."""
-        self.h = None
-
-    def set_state(self, h):
-        """Start the next step from ``h``, a ``(B, out_size)`` Variable."""
-        h = as_state('{}.set_state'.format(type(self).__name__), 'h', h,
-                     self.state_size)
-        h.to_device(self.device)
-        self.h = h
 
     def forward(self, x):
         """One time step: ``x`` ``(B, in_size)`` to ``h`` ``(B, out_size)``."""

@@ -12,7 +12,7 @@ from cpuframe.functions.activation.sigmoid import sigmoid
 from cpuframe.functions.activation.tanh import tanh
 from cpuframe.functions.array.concat import concat
 from cpuframe.links.connection.linear import Linear
-from cpuframe.links.rnn._state import as_state
+from cpuframe.links.rnn._state import HiddenState
 
 
 class MGUBase(link.Chain):
@@ -82,7 +82,7 @@ class StatelessMGU(MGUBase):
         return self._call_mgu(h, x)
 
 
-class StatefulMGU(MGUBase):
+class StatefulMGU(HiddenState, MGUBase):
     """An MGU layer that keeps its state ``h`` between calls.
 
     ``forward(x)`` computes the next state as :class:`StatelessMGU` does
@@ -105,22 +105,6 @@ class StatefulMGU(MGUBase):
     def __init__(self, in_size, out_size):
         super().__init__(in_size, out_size)
         self.reset_state()
-
-    def device_resident_accept(self, visitor):
-        super().device_resident_accept(visitor)
-        if self.h is not None:
-            visitor.visit_variable(self.h)
-
-    def reset_state(self):
-        """Forget the state: the next step starts from zeros."""
-        self.h = None
-
-    def set_state(self, h):
-        """Start the next step from ``h``, a ``(B, out_size)`` Variable."""
-        h = as_state('{}.set_state'.format(type(self).__name__), 'h', h,
-                     self.state_size)
-        h.to_device(self.device)
-        self.h = h
 
     def forward(self, x):
         """One time step: ``x`` ``(B, in_size)`` to ``h`` ``(B, out_size)``."""
