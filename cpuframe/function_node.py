@@ -39,6 +39,7 @@ class FunctionNode:
     #: ``donated_grad_outputs`` whether that may happen (see there).
     accepts_donated_grads = False
     _donated_grad_outputs = None
+    _donated_grad_inputs = None
 
     @property
     def donated_grad_outputs(self):
@@ -56,6 +57,39 @@ class FunctionNode:
         if flags is None:
             return (False,) * len(self.outputs or ())
         return flags
+
+    def donated_grad_input(self, k, grad_inputs):
+        """During ``backward_accumulate``: the array of ``grad_inputs[k]``
+        when the engine gives it up, else None.
+
+        The gradient summed so far for the ``k``-th target input is donated
+        in the sense of :attr:`donated_grad_outputs` (only the engine refers
+        to it, the backward is not recorded): the node may add its own
+        contribution into that array in place and return ``grad_inputs[k]``
+        as the total, as the weight gradient of a layer used at every step
+        of an unrolled RNN is accumulated in the GEMM that computes it.
+        """
+        flags = self._donated_grad_inputs
+        if flags is None or not flags[k] or grad_inputs[k] is None:
+            return None
+        return grad_inputs[k].array
+
+    def _accumulate_rest(self, targets, grad_outputs, grad_inputs, done):
+        """``backward_accumulate``'s default for the targets whose position
+        is not in ``done`` (``{position: total gradient}``, already summed)."""
+        rest = tuple(i for k, i in enumerate(targets) if k not in done)
+        gxs = tuple(self.backward(rest, grad_outputs)) if rest else ()
+        if len(gxs) == len(self.inputs) and len(gxs) != len(rest):
+            gxs = tuple(gxs[i] for i in rest)  # one per input, as Chainer allows
+        fresh = iter(gxs)
+        ret = []
+        for k in range(len(targets)):
+            if k in done:
+                ret.append(done[k])
+                continue
+            gx, g_in = next(fresh), grad_inputs[k]
+            ret.append(gx if g_in is None else g_in if gx is None else gx + g_in)
+        return tuple(ret)
 
     @property
     def label(self):
@@ -290,16 +324,8 @@ class FunctionNode:
         accumulation into its gradient computation.  The default adds the
         result of ``backward`` to ``grad_inputs``.
         """
-        gxs = self.backward(target_input_indexes, grad_outputs)
-        ret = []
-        for gx, g_in in zip(gxs, grad_inputs):
-            if g_in is None:
-                ret.append(gx)
-            elif gx is None:
-                ret.append(g_in)
-            else:
-                ret.append(gx + g_in)
-        return tuple(ret)
+        return self._accumulate_rest(target_input_indexes, grad_outputs,
+                                     grad_inputs, {})
 
     def _zero_output(self, index):
         shape, dtype, device = self._output_meta[index]

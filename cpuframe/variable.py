@@ -786,11 +786,17 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     grad_inputs.append(
                         None if not gs else
                         _add_grads(gs, enable_double_backprop))
+                gs = None
                 grad_inputs = tuple(grad_inputs)
+                if not enable_double_backprop:
+                    # The node may add its gradient into a sum only the
+                    # engine holds (FunctionNode.donated_grad_inputs).
+                    func._donated_grad_inputs = _donated(grad_inputs)
             try:
                 gxs = func._call_backward(targets, gys, grad_inputs)
             finally:
                 func._donated_grad_outputs = None
+                func._donated_grad_inputs = None
             if hooks:
                 for hook in hooks:
                     hook.backward_postprocess(func, in_data, out_grad)

@@ -58,6 +58,7 @@
 #endif
 
 #include "array_utils.hpp"
+#include "gemm.hpp"
 #include "engine.hpp"
 #include "ops.hpp"
 #include "primitive_cache.hpp"
@@ -585,15 +586,6 @@ void lstm_row_forward(float* g, const float* cp, float* c, float* h, float* y, i
 void lstm_row_backward(const float* g, const float* c, const float* cp, const float* dh,
                        const float* gy, float* dc, float* dg, i64 N) {
     simd_kernels().lstm_row_backward(g, c, cp, dh, gy, dc, dg, N);
-}
-
-void sgemm(char ta, char tb, i64 M, i64 N, i64 K, const float* A, i64 lda, const float* B,
-           i64 ldb, float beta, float* C, i64 ldc) {
-    if (M == 0 || N == 0) return;
-    const dnnl::status st = dnnl::sgemm(ta, tb, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc);
-    if (st != dnnl::status::success) {
-        throw dnnl::error(static_cast<dnnl_status_t>(st), "sgemm failed");
-    }
 }
 
 // Rows of a step's gate pass run on the team when the step is large enough.
@@ -1535,7 +1527,9 @@ py::tuple lstm_step_forward(const py::object& c_obj, const py::object& x_obj,
 py::tuple lstm_step_backward(const py::object& c_obj, const py::object& x_obj,
                              const py::object& w_up_obj, bool with_bias, const py::object& h_obj,
                              const py::object& w_lat_obj, const py::object& gates_obj,
-                             const py::object& gc_obj, const py::object& gh_obj) {
+                             const py::object& gc_obj, const py::object& gh_obj,
+                             const py::object& gw_up_acc_obj, const py::object& gb_acc_obj,
+                             const py::object& gw_lat_acc_obj) {
     constexpr const char* fn = "lstm_step_backward";
     TensorPtr c = optional_plain(fn, "c_prev", c_obj), x = optional_plain(fn, "x", x_obj);
     TensorPtr w_up = optional_plain(fn, "W_up", w_up_obj);
@@ -1551,10 +1545,17 @@ py::tuple lstm_step_backward(const py::object& c_obj, const py::object& x_obj,
     TensorPtr gcp = new_plain({s.B, s.N});
     TensorPtr ggates = new_plain({s.Bx, G});
     TensorPtr gx = new_plain({s.Bx, s.I});
-    TensorPtr gw_up = new_plain({G, s.I});
-    TensorPtr gb = with_bias ? new_plain({G}) : nullptr;
+    // The weight gradients: added into the accumulators given (the sums so
+    // far of a weight used at every step), else new.
+    TensorPtr gw_up = accumulator_arg(fn, "gW_up_acc", gw_up_acc_obj, {G, s.I});
+    TensorPtr gb = with_bias ? accumulator_arg(fn, "gb_acc", gb_acc_obj, {G}) : nullptr;
+    TensorPtr gw_lat = h ? accumulator_arg(fn, "gW_lat_acc", gw_lat_acc_obj, {G, s.N}) : nullptr;
+    const float up_beta = gw_up ? 1.0f : 0.0f, lat_beta = gw_lat ? 1.0f : 0.0f;
+    const bool b_add = gb != nullptr;
+    if (!gw_up) gw_up = new_plain({G, s.I});
+    if (with_bias && !gb) gb = new_plain({G});
+    if (h && !gw_lat) gw_lat = new_plain({G, s.N});
     TensorPtr gh_prev = h ? new_plain({s.Bx, s.N}) : nullptr;
-    TensorPtr gw_lat = h ? new_plain({G, s.N}) : nullptr;
     guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()); }, [&] {
         py::gil_scoped_release release;
         ThreadLimit limit(step_threads(s));
@@ -1562,14 +1563,14 @@ py::tuple lstm_step_backward(const py::object& c_obj, const py::object& x_obj,
         float* gg = fptr(ggates);
         cell_backward(cs, fptr(gates), fptr(c), fptr(gc), fptr(gh), fptr(gcp), gg);
         sgemm('N', 'N', s.Bx, s.I, G, gg, G, fptr(w_up), s.I, 0.0f, fptr(gx), s.I);
-        sgemm('T', 'N', G, s.I, s.Bx, gg, G, fptr(x), s.I, 0.0f, fptr(gw_up), s.I);
+        sgemm('T', 'N', G, s.I, s.Bx, gg, G, fptr(x), s.I, up_beta, fptr(gw_up), s.I);
         if (h) {
             sgemm('N', 'N', s.Bx, s.N, G, gg, G, fptr(w_lat), s.N, 0.0f, fptr(gh_prev), s.N);
-            sgemm('T', 'N', G, s.N, s.Bx, gg, G, fptr(h), s.N, 0.0f, fptr(gw_lat), s.N);
+            sgemm('T', 'N', G, s.N, s.Bx, gg, G, fptr(h), s.N, lat_beta, fptr(gw_lat), s.N);
         }
         if (gb) {
             float* b = fptr(gb);
-            std::fill(b, b + G, 0.0f);
+            if (!b_add) std::fill(b, b + G, 0.0f);
             for (i64 r = 0; r < s.Bx; ++r) {
                 for (i64 j = 0; j < G; ++j) b[j] += gg[r * G + j];
             }
@@ -1683,9 +1684,12 @@ rows). Returns (c, h_new, gates); keep gates for lstm_step_backward.
 )doc");
     m.def("lstm_step_backward", &lstm_step_backward, py::arg("c_prev"), py::arg("x"),
           py::arg("W_up"), py::arg("with_bias"), py::arg("h"), py::arg("W_lat"),
-          py::arg("gates"), py::arg("gc"), py::arg("gh"),
+          py::arg("gates"), py::arg("gc"), py::arg("gh"), py::arg("gW_up_acc") = py::none(),
+          py::arg("gb_acc") = py::none(), py::arg("gW_lat_acc") = py::none(),
           "Gradients (gc_prev, gx, gW_up, gb_up or None, gh or None, gW_lat or None) of "
-          "lstm_step_forward given gc (like c_prev) and gh (like h_new).");
+          "lstm_step_forward given gc (like c_prev) and gh (like h_new). A weight "
+          "gradient's accumulator (a plain Tensor or writeable float32 array of its shape) "
+          "gets the gradient added in place and is returned in its place.");
 }
 
 }  // namespace cpuframe

@@ -1,8 +1,10 @@
 #include "tensor.hpp"
+#include "simd/kernels.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <memory>
 #include <vector>
@@ -13,6 +15,10 @@
 #include <optional>
 
 #include <sys/mman.h>
+
+#if defined(CPUFRAME_HAVE_OPENMP)
+#include <omp.h>
+#endif
 
 #include "array_utils.hpp"
 #include "engine.hpp"
@@ -376,22 +382,31 @@ bool Tensor::fuse_relu() {
     return true;
 }
 
+// The range check runs on the vector kernel of the current ISA (the plain loop
+// compiled for the baseline ISA read 4-5x slower than NumPy's isfinite). A
+// team only pays off from a few MB: waking the other threads costs about
+// what one thread needs for 1 MB at cache speed.
 bool all_within(const float* p, std::int64_t n, float low, float high) {
-    int bad = 0;
+    const SimdKernels& k = simd_kernels();
+    constexpr std::int64_t kTeamFrom = std::int64_t{1} << 20;
 #if defined(CPUFRAME_HAVE_OPENMP)
-#pragma omp parallel for simd schedule(static) reduction(|: bad) if (n >= (std::int64_t{1} << 16))
+    if (n >= kTeamFrom && omp_get_max_threads() > 1) {
+        int bad = 0;
+#pragma omp parallel reduction(|: bad)
+        {
+            const std::int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+            const std::int64_t begin = n * t / nt, end = n * (t + 1) / nt;
+            bad |= !k.all_within(p + begin, end - begin, low, high);
+        }
+        return bad == 0;
+    }
 #endif
-    for (std::int64_t i = 0; i < n; ++i) bad |= !(p[i] >= low && p[i] <= high);
-    return bad == 0;
+    return k.all_within(p, n, low, high);
 }
 
 bool all_finite(const float* p, std::int64_t n) {
-    int bad = 0;
-#if defined(CPUFRAME_HAVE_OPENMP)
-#pragma omp parallel for simd schedule(static) reduction(|: bad) if (n >= (std::int64_t{1} << 16))
-#endif
-    for (std::int64_t i = 0; i < n; ++i) bad |= !(p[i] - p[i] == 0.0f);
-    return bad == 0;
+    const float big = std::numeric_limits<float>::max();
+    return all_within(p, n, -big, big);
 }
 
 void relu_values(const float* x, float* y, std::int64_t n) {
@@ -752,6 +767,22 @@ std::string shape_str(const Shape& shape) {
 memory::dims to_dims(const Shape& shape) { return memory::dims(shape.begin(), shape.end()); }
 
 bool is_tensor(const py::handle& obj) { return py::isinstance<Tensor>(obj); }
+
+TensorPtr accumulator_arg(const char* fn, const char* arg, const py::handle& obj,
+                          const Shape& shape) {
+    if (obj.is_none()) return nullptr;
+    if (py::isinstance<py::array>(obj) && !py::reinterpret_borrow<py::array>(obj).writeable()) {
+        throw py::value_error(std::string(fn) + ": expected " + arg +
+                              " to be writeable (it accumulates in place)");
+    }
+    TensorPtr t = as_tensor(fn, arg, obj);
+    if (t->shape() != shape || !(t->desc() == plain_desc(to_dims(shape)))) {
+        throw py::value_error(std::string(fn) + ": expected " + arg + " of shape " +
+                              shape_str(shape) + " in plain row-major layout, got " +
+                              shape_str(t->shape()) + " in " + format_of(t->desc()));
+    }
+    return t;
+}
 
 TensorPtr as_tensor(const char* fn, const char* arg, const py::handle& obj) {
     if (py::isinstance<Tensor>(obj)) return obj.cast<TensorPtr>();

@@ -208,6 +208,11 @@ memory::dims to_dims(const Shape& shape);
 TensorPtr as_tensor(const char* fn, const char* arg, const py::handle& obj);
 // True for Tensor objects.
 bool is_tensor(const py::handle& obj);
+// An accumulator argument (a kernel adds its result into it in place): None
+// gives nullptr; else a Tensor, or a writeable float32 ndarray, of exactly
+// `shape`, dense row-major (plain). ValueError naming fn and arg otherwise.
+TensorPtr accumulator_arg(const char* fn, const char* arg, const py::handle& obj,
+                          const Shape& shape);
 
 // t laid out as want: t itself when its desc is want (or a reshape view of it),
 // else a reordered copy (counted).

@@ -28,6 +28,9 @@ struct SimdKernels {
     // of c_{t-1}; dg: the pre-activation gradients.
     void (*lstm_row_backward)(const float* g, const float* c, const float* cp, const float* dh,
                               const float* gy, float* dc, float* dg, std::int64_t N);
+    // Whether every one of the n floats at p lies in [low, high] (a NaN
+    // never does); stops at the first block holding one that does not.
+    bool (*all_within)(const float* p, std::int64_t n, float low, float high);
 };
 
 // The kernels of the current ISA.

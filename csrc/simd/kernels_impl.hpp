@@ -117,8 +117,23 @@ void lstm_row_backward(const float* g, const float* c, const float* cp, const fl
     });
 }
 
+bool all_within(const float* p, i64 n, float low, float high) {
+    const Vec lo = vset1(low), hi = vset1(high);
+    constexpr i64 kBlock = 8 * Vec::width;  // a few cache lines between the exits
+    i64 k = 0;
+    for (; k + kBlock <= n; k += kBlock) {
+        Mask out = vmask_none();
+        for (i64 j = 0; j < kBlock; j += Vec::width) out = vmask_or(out, vout_of(vload(p + k + j), lo, hi));
+        if (vany(out)) return false;
+    }
+    for (; k < n; ++k) {
+        if (!(p[k] >= low && p[k] <= high)) return false;
+    }
+    return true;
+}
+
 constexpr cpuframe::SimdKernels kTable = {row_sum_exp, row_grad, lstm_row_forward,
-                                          lstm_row_backward};
+                                          lstm_row_backward, all_within};
 
 }  // namespace
 

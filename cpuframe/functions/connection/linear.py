@@ -87,6 +87,40 @@ class LinearFunction(FunctionNode):
         return tuple(ret)
 
 
+    def backward_accumulate(self, indexes, grad_outputs, grad_inputs):
+        # A weight used at every step of an unrolled RNN: its gradient is
+        # added into the sum so far (when only the engine holds it) by the
+        # GEMM that computes it, on the intel64 route.
+        if 1 in indexes:
+            k = indexes.index(1)
+            gW = _accumulate_weight_grad(
+                self.get_retained_inputs(), grad_outputs[0],
+                self.donated_grad_input(k, grad_inputs))
+            if gW:
+                return self._accumulate_rest(
+                    indexes, grad_outputs, grad_inputs, {k: grad_inputs[k]})
+        return super().backward_accumulate(indexes, grad_outputs, grad_inputs)
+
+
+def _accumulate_weight_grad(retained, gy, acc):
+    """Add ``gy^T x`` into ``acc`` in place (True) where the intel64 route
+    of LinearGradWeight would compute it and ``acc`` is a plain mdarray."""
+    if acc is None or not intel64.is_native_array(acc) or not acc.is_plain:
+        return False
+    x, W = retained
+    w = W.array
+    if acc.shape != w.shape or acc.dtype != numpy.float32 or (
+            intel64.is_native_array(w) and not w.is_plain):
+        return False
+    w_like = w if intel64.is_native_array(w) else None
+    node = LinearGradWeight(W.dtype, w_like)
+    arrays = (x.array, gy.array)
+    if node._function_hooks() or not node._choose_intel64(arrays):
+        return False
+    intel64.native().linear_backward_weights(*arrays, False, w_like, acc)
+    return True
+
+
 class LinearGradData(FunctionNode):
     """``gx = gy W``: the input gradient of ``LinearFunction``."""
 

@@ -1,4 +1,6 @@
 """The LSTM cell as an activation function (Chainer's ``F.lstm``)."""
+import numpy
+
 from cpuframe import backend, utils
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
@@ -293,12 +295,54 @@ class LSTMStep(FunctionNode):
         inputs = self.get_retained_inputs()
         return LSTMStepGrad(self).apply(tuple(inputs) + tuple(grad_outputs))
 
+    def _weight_positions(self):
+        # Input positions of W_up, b_up, W_lat (None where absent).
+        b = 3 if self.with_bias else None
+        w_lat = 3 + int(self.with_bias) + 1 if self.with_h else None
+        return 2, b, w_lat
+
+    def backward_accumulate(self, indexes, grad_outputs, grad_inputs):
+        # The weights of an LSTM link called at every step: their gradients
+        # are added into the sums so far (those only the engine holds) by
+        # the GEMMs that compute them.
+        accs, done = [], {}
+        for pos in self._weight_positions():
+            acc = None
+            if pos is not None and pos in indexes:
+                k = indexes.index(pos)
+                acc = self.donated_grad_input(k, grad_inputs)
+                if acc is not None and intel64.is_native_array(acc) and \
+                        acc.is_plain and acc.dtype == numpy.float32:
+                    done[k] = grad_inputs[k]
+                else:
+                    acc = None
+            accs.append(acc)
+        if not done:
+            return super().backward_accumulate(indexes, grad_outputs,
+                                               grad_inputs)
+        inputs = self.get_retained_inputs()
+        outs = LSTMStepGrad(self, accs).apply(
+            tuple(inputs) + tuple(grad_outputs))
+        gxs = tuple(outs[i] for i in indexes)
+        ret = []
+        for k, (gx, g_in) in enumerate(zip(gxs, grad_inputs)):
+            if k in done or g_in is None:
+                ret.append(gx)  # the accumulator itself, or the only one
+            else:
+                ret.append(gx + g_in)
+        return tuple(ret)
+
 
 class LSTMStepGrad(FunctionNode):
-    """Gradients of :class:`LSTMStep` (not differentiable again)."""
+    """Gradients of :class:`LSTMStep` (not differentiable again).
 
-    def __init__(self, fwd):
+    ``accs``: per weight (W_up, b_up, W_lat), a plain mdarray the gradient
+    is added into in place and returned as, or None.
+    """
+
+    def __init__(self, fwd, accs=(None, None, None)):
         self.fwd = fwd
+        self.accs = tuple(accs)
 
     @property
     def label(self):
@@ -319,7 +363,8 @@ class LSTMStepGrad(FunctionNode):
         gc, gh = inputs[n:]
         gcp, gx, gw_up, gb, gh_prev, gw_lat = \
             intel64.native().lstm_step_backward(
-                c, x, w_up, fwd.with_bias, h, w_lat, fwd.gates, gc, gh)
+                c, x, w_up, fwd.with_bias, h, w_lat, fwd.gates, gc, gh,
+                *self.accs)
         outs = [gcp, gx, gw_up] + ([gb] if fwd.with_bias else []) + \
             ([gh_prev, gw_lat] if fwd.with_h else [])
         return _native_outputs(outs, self.intel64_on_device(inputs))

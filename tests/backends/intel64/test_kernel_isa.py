@@ -297,3 +297,53 @@ def test_environment_limits_both_in_a_fresh_process(env, kernels, onednn_prefix)
     var, value = next(iter(env.items()))
     assert info == 'Kernel ISA:     {} (from {}={}; the CPU supports {})'.format(
         kernels, var, value, intel64.native().kernel_isa_supported())
+
+
+# -- the range check (all_within / has_nan / all_finite) ---------------------------
+
+def _within_reference(a, low, high):
+    return bool(numpy.all((a >= low) & (a <= high)))
+
+
+@pytest.mark.parametrize('n', [1, 7, 8, 15, 16, 17, 127, 128, 129, 1000,
+                               (1 << 20) + 3])
+def test_all_within_matches_numpy_on_each_isa(kernel_isa, n):
+    # Every position of a bad value (block starts and ends, the scalar tail;
+    # past 2**20 floats the check is split over the OpenMP team).
+    mod = intel64.native()
+    rng = numpy.random.RandomState(n)
+    base = rng.uniform(-2, 2, n).astype(numpy.float32)
+    assert mod.all_within(base, -2.0, 2.0)
+    assert mod.all_within(base, -1.0, 1.0) == _within_reference(base, -1, 1)
+    positions = sorted({0, n // 2, n - 1, max(n - 9, 0), min(127, n - 1)})
+    for bad in (numpy.nan, numpy.inf, -numpy.inf, 3e38, -3.0, 2.5):
+        for p in positions:
+            a = base.copy()
+            a[p] = bad
+            for low, high in ((-2.0, 2.0), (-numpy.inf, numpy.inf),
+                              (-3.4028235e38, 3.4028235e38)):
+                assert mod.all_within(a, low, high) == \
+                    _within_reference(a, low, high), (bad, p, low, high)
+            assert mod.has_nan(a) == bool(numpy.isnan(bad))
+
+
+def test_all_within_bounds_inclusive_and_low_above_zero(kernel_isa):
+    # A lower bound above 0 must not be met by the zeros a masked load
+    # would put in a partial vector: the tail is checked element by element.
+    mod = intel64.native()
+    for n in (5, 16, 21, 133):
+        a = numpy.full(n, 0.5, numpy.float32)
+        assert mod.all_within(a, 0.5, 0.5)
+        assert not mod.all_within(a, 0.6, 1.0)
+        a[-1] = 0.25
+        assert not mod.all_within(a, 0.5, 1.0)
+
+
+def test_all_within_reads_mdarray_physical_buffer(kernel_isa):
+    mod = intel64.native()
+    x = numpy.random.RandomState(0).uniform(-1, 1, (2, 16, 5, 5)).astype(
+        numpy.float32)
+    m = intel64.mdarray.from_numpy(x)
+    assert mod.all_within(m, -1.0, 1.0)
+    x[1, 3, 2, 2] = numpy.nan
+    assert not mod.all_within(intel64.mdarray.from_numpy(x), -1.0, 1.0)
