@@ -189,7 +189,7 @@ class FunctionNode:
         out; on mdarray inputs its outputs stay mdarrays.
         """
         on_device = self.intel64_on_device(in_data)
-        if self._choose_intel64(in_data):
+        if self._take_route_choice(in_data):
             outputs = self.forward_intel64(in_data)
             if not on_device and isinstance(outputs, tuple):
                 outputs = tuple(intel64.to_numpy(y) for y in outputs)
@@ -197,6 +197,31 @@ class FunctionNode:
         if on_device:
             in_data = tuple(intel64.to_numpy(x) for x in in_data)
         return self.forward(in_data)
+
+    _route_choice = None
+
+    def choose_intel64(self, inputs):
+        """Whether ``apply`` on these input arrays will run ``forward_intel64``.
+
+        For composite routes (an op that builds this node only when its
+        route runs, e.g. the fused ``L.LSTM`` step): the same decision
+        ``apply`` makes, asked beforehand. The answer is kept for the next
+        ``apply`` on the same arrays, which then does not decide again (the
+        checks of a route read every input: 27 MB of weights per call for
+        the PTB model's LSTM stack).
+        """
+        chosen = self._choose_intel64(inputs)
+        self._route_choice = (tuple(id(a) for a in inputs), chosen, inputs)
+        return chosen
+
+    def _take_route_choice(self, inputs):
+        choice = self._route_choice
+        if choice is not None:
+            self._route_choice = None
+            if len(choice[0]) == len(inputs) and all(
+                    id(a) == i for a, i in zip(inputs, choice[0])):
+                return choice[1]
+        return self._choose_intel64(inputs)
 
     def _choose_intel64(self, inputs):
         """Whether this call runs ``forward_intel64``: the single route choice.

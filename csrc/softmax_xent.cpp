@@ -28,15 +28,7 @@ namespace {
 using i64 = std::int64_t;
 
 // Max over a row; NaN when the row holds one.
-float row_max(const float* x, i64 c) {
-    float m = -std::numeric_limits<float>::infinity();
-    bool nan = false;
-    for (i64 k = 0; k < c; ++k) {
-        nan |= x[k] != x[k];
-        m = x[k] > m ? x[k] : m;
-    }
-    return nan ? std::numeric_limits<float>::quiet_NaN() : m;
-}
+float row_max(const float* x, i64 c) { return simd_kernels().row_max(x, c); }
 
 float row_sum_exp(const float* x, float m, i64 c) { return simd_kernels().row_sum_exp(x, m, c); }
 

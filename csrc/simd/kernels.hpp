@@ -14,6 +14,8 @@ enum class KernelIsa : int { scalar = 0, avx2 = 1, avx512 = 2 };
 
 // One ISA's kernels.
 struct SimdKernels {
+    // max_k x[k] over a row of c scores (c >= 1); NaN when the row holds one.
+    float (*row_max)(const float* x, std::int64_t c);
     // sum_k exp(x[k] - m) over a row of c scores.
     float (*row_sum_exp)(const float* x, float m, std::int64_t c);
     // g[k] = f * exp(x[k] - lse).

@@ -65,6 +65,26 @@ inline void for_vectors(i64 n, Body&& body) {
     }
 }
 
+float row_max(const float* x, i64 c) {
+    const float inf = __builtin_inff();
+    const Vec lo = vset1(-inf), hi = vset1(inf);
+    Vec m = vset1(-inf);
+    Mask nan = vmask_none();
+    i64 k = 0;
+    for (; k + Vec::width <= c; k += Vec::width) {
+        const Vec v = vload(x + k);
+        nan = vmask_or(nan, vout_of(v, lo, hi));  // only NaN is outside [-inf, inf]
+        m = vmax(m, v);
+    }
+    float best = vhmax(m);
+    bool any_nan = vany(nan);
+    for (; k < c; ++k) {
+        any_nan |= x[k] != x[k];
+        best = x[k] > best ? x[k] : best;
+    }
+    return any_nan ? __builtin_nanf("") : best;
+}
+
 float row_sum_exp(const float* x, float m, i64 c) {
     const Vec vm = vset1(m);
     Vec acc = vzero();
@@ -132,7 +152,7 @@ bool all_within(const float* p, i64 n, float low, float high) {
     return true;
 }
 
-constexpr cpuframe::SimdKernels kTable = {row_sum_exp, row_grad, lstm_row_forward,
+constexpr cpuframe::SimdKernels kTable = {row_max, row_sum_exp, row_grad, lstm_row_forward,
                                           lstm_row_backward, all_within};
 
 }  // namespace

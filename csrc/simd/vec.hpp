@@ -57,6 +57,7 @@ inline Mask vless(Vec a, Vec b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_O
 // m ? a : b, lane by lane.
 inline Vec vselect(Mask m, Vec a, Vec b) { return {_mm512_mask_blend_ps(m.m, b.v, a.v)}; }
 inline float vsum(Vec a) { return _mm512_reduce_add_ps(a.v); }
+inline float vhmax(Vec a) { return _mm512_reduce_max_ps(a.v); }
 // Lanes where x lies outside [lo, hi] or is NaN.
 inline Mask vout_of(Vec x, Vec lo, Vec hi) {
     return {static_cast<__mmask16>(_mm512_cmp_ps_mask(x.v, lo.v, _CMP_NGE_UQ) |
@@ -112,6 +113,12 @@ inline float vsum(Vec a) {
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
 }
+inline float vhmax(Vec a) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(a.v), _mm256_extractf128_ps(a.v, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
 inline Mask vout_of(Vec x, Vec lo, Vec hi) {
     return {_mm256_or_ps(_mm256_cmp_ps(x.v, lo.v, _CMP_NGE_UQ),
                          _mm256_cmp_ps(x.v, hi.v, _CMP_NLE_UQ))};
@@ -157,6 +164,7 @@ inline Vec vscale2(Vec p, Vec n) {
 inline Mask vless(Vec a, Vec b) { return {a.v < b.v}; }
 inline Vec vselect(Mask m, Vec a, Vec b) { return m.m ? a : b; }
 inline float vsum(Vec a) { return a.v; }
+inline float vhmax(Vec a) { return a.v; }
 inline Mask vout_of(Vec x, Vec lo, Vec hi) { return {!(x.v >= lo.v && x.v <= hi.v)}; }
 inline Mask vmask_or(Mask a, Mask b) { return {a.m || b.m}; }
 inline Mask vmask_none() { return {false}; }

@@ -115,7 +115,7 @@ def _accumulate_weight_grad(retained, gy, acc):
     w_like = w if intel64.is_native_array(w) else None
     node = LinearGradWeight(W.dtype, w_like)
     arrays = (x.array, gy.array)
-    if node._function_hooks() or not node._choose_intel64(arrays):
+    if node._function_hooks() or not node.choose_intel64(arrays):
         return False
     intel64.native().linear_backward_weights(*arrays, False, w_like, acc)
     return True

@@ -8,7 +8,7 @@ kernels, GRU and vanilla RNN layers on oneDNN's RNN primitives, cut into
 segments of constant batch); its backward is ``NStepRNNGrad``, which runs
 ``rnn_backward`` layer by layer from the top and skips the first layer's
 input gradient when no input needs one.  Whether the route runs is decided
-by the FunctionNode machinery (``FunctionNode._choose_intel64``), asked once
+by the FunctionNode machinery (``FunctionNode.choose_intel64``), asked once
 per call by ``n_step_impl``; otherwise the NumPy path (``_n_step.py``) runs.
 
 Weights keep Chainer's layout for the user (``ws[k][j]`` matrices, ``bs[k][j]``
@@ -66,10 +66,9 @@ def _as_numpy(a):
 def _stack(kind, w, b):
     """Chainer's matrices and biases of one layer and direction, stacked."""
     gx, gh = _GATES[kind]
-    wl = numpy.concatenate([w[j] for j in gx], axis=0) if len(gx) > 1 \
-        else numpy.ascontiguousarray(w[gx[0]])
-    wi = numpy.concatenate([w[j] for j in gh], axis=0) if len(gh) > 1 \
-        else numpy.ascontiguousarray(w[gh[0]])
+    stack = intel64.native().rnn_stack_rows
+    wl = stack([w[j] for j in gx])
+    wi = stack([w[j] for j in gh])
     if kind == 'gru':
         bias = numpy.stack([b[1] + b[4], b[0] + b[3], b[2], b[5]])
     else:
@@ -163,7 +162,7 @@ class NStepRNN(FunctionNode):
     def forward(self, inputs):
         raise RuntimeError(
             '{}: the oneDNN node ran without its route; n_step_impl applies '
-            'it only when FunctionNode._choose_intel64 chose it'.format(
+            'it only when FunctionNode.choose_intel64 chose it'.format(
                 self.label))
 
     def _split_inputs(self, arrays):
@@ -385,7 +384,7 @@ def apply_route(name, cell, n_layers, dropout_ratio, hx, cx, ws, bs, xs,
     input_vars = [as_variable(v) for v in inputs]
     node = NStepRNN(name, cell.kind, n_layers, n_dirs, dropout_ratio, batches,
                     cell.has_cell, cell.n_weights)
-    if not node._choose_intel64(tuple(v.array for v in input_vars)):
+    if not node.choose_intel64(tuple(v.array for v in input_vars)):
         return None
     node.training = bool(config.enable_backprop) and any(
         v.requires_grad for v in input_vars)

@@ -391,6 +391,6 @@ def lstm_step(c_prev, x, upward, h=None, lateral=None):
     if h is not None:
         inputs += [as_variable(h), lateral.W]
     node = LSTMStep(upward.b is not None, h is not None)
-    if not node._choose_intel64(tuple(v.array for v in inputs)):
+    if not node.choose_intel64(tuple(v.array for v in inputs)):
         return None
     return node.apply(inputs)

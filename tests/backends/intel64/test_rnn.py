@@ -581,3 +581,30 @@ def test_non_finite_and_huge_inputs_match_numpy(special):
         finite = ~numpy.isnan(want)
         numpy.testing.assert_allclose(got[finite], want[finite], rtol=1e-4,
                                       atol=1e-5)
+
+
+def test_stack_rows_is_concatenate():
+    # The native stacking of a layer's gate matrices (on the OpenMP team
+    # from 2**18 floats): every row in order, from ndarrays of any strides
+    # and from mdarrays; NaN and inf copied as they are.
+    stack = intel64.native().rnn_stack_rows
+    rng = numpy.random.RandomState(0)
+    for shapes in ([(3, 5)], [(650, 650)] * 4, [(1, 7), (300, 7), (2, 7)]):
+        arrays = [rng.standard_normal(s).astype(numpy.float32) for s in shapes]
+        arrays[0][0, 0] = numpy.nan
+        arrays[-1][-1, -1] = -numpy.inf
+        ref = numpy.concatenate(arrays, axis=0)
+        got = numpy.asarray(stack(arrays))
+        numpy.testing.assert_array_equal(got, ref)
+        mixed = [intel64.mdarray.from_numpy(a) if i % 2 else a
+                 for i, a in enumerate(arrays)]
+        numpy.testing.assert_array_equal(numpy.asarray(stack(mixed)), ref)
+    wide = rng.standard_normal((6, 8)).astype(numpy.float32)
+    numpy.testing.assert_array_equal(numpy.asarray(stack([wide.T, wide.T[::2]])),
+                                     numpy.concatenate([wide.T, wide.T[::2]]))
+    with pytest.raises(ValueError, match='rnn_stack_rows: expected 2-D arrays with 5'):
+        stack([numpy.zeros((2, 5), numpy.float32), numpy.zeros((2, 4), numpy.float32)])
+    with pytest.raises(ValueError, match='rnn_stack_rows: expected at least one'):
+        stack([])
+    with pytest.raises(TypeError, match='rnn_stack_rows: expected arrays'):
+        stack([numpy.zeros((2, 5), numpy.float64)])
