@@ -51,7 +51,8 @@ class FunctionNode:
         place instead of allocating its result: at the bottom of a deep
         network this drops one activation-sized buffer from the peak.  Only
         nodes with ``accepts_donated_grads`` are told; otherwise (and outside
-        ``backward``) every entry is False.
+        ``backward``) every entry is False. The rule and its contract:
+        ``cpuframe/_temporaries.py``.
         """
         flags = self._donated_grad_outputs
         if flags is None:

@@ -34,7 +34,8 @@ class Sequential(ChainList):
             raise RuntimeError('Sequential: no layer to apply')
         # The running value lives only in `held` and is popped into each
         # call, so a layer sees it as a temporary nobody else holds (relu
-        # can then fold itself into the convolution before it).
+        # can then fold itself into the convolution before it; see
+        # cpuframe/_temporaries.py).
         held = [x]
         del x
         for layer in self._layers:

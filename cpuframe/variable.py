@@ -13,7 +13,7 @@ import weakref
 
 import numpy
 
-from cpuframe import backend
+from cpuframe import _temporaries, backend
 from cpuframe.configuration import config, using_config
 
 
@@ -652,40 +652,6 @@ def _check_nan(arrays, what):
             raise RuntimeError('NaN or Inf detected in {}'.format(what))
 
 
-def _ref_counts(gys, i):
-    # The references to gys[i] and to its array, as seen from here.  The
-    # engine's own references are measured once on a probe built the way
-    # gradients are (_ENGINE_REFS); more than that means someone else holds
-    # the gradient or its array.  Keep this the only place that counts.
-    g = gys[i]
-    return sys.getrefcount(g), sys.getrefcount(g._array)
-
-
-def _probe_engine_refs():
-    gys = (Variable(numpy.empty(1, numpy.float32), requires_grad=False),)
-    return _ref_counts(gys, 0)
-
-
-def _owns_buffer(array):
-    if isinstance(array, numpy.ndarray):
-        return bool(array.flags.owndata and array.flags.writeable)
-    from cpuframe.backends import intel64
-    return intel64.owns_buffer(array)
-
-
-def _donated(gys):
-    """Per gradient of gys: whether only the engine refers to it."""
-    flags = []
-    for i in range(len(gys)):
-        if gys[i] is None or gys[i]._array is None:
-            flags.append(False)
-            continue
-        n_var, n_array = _ref_counts(gys, i)
-        flags.append(n_var <= _ENGINE_REFS[0] and n_array <= _ENGINE_REFS[1]
-                     and _owns_buffer(gys[i]._array))
-    return tuple(flags)
-
-
 def _needed_functions(output_nodes, target_nodes):
     """The functions through which some output depends on some target."""
     funcs = {}
@@ -840,8 +806,11 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
             for node, gs in grads.items() if gs}
 
 
-# What the engine's own references to a gradient count as (see _ref_counts).
-_ENGINE_REFS = _probe_engine_refs()
+# Gradient donation's rule lives in cpuframe/_temporaries.py; the engine
+# asks it through these names.
+_donated = _temporaries.donated
+_ref_counts = _temporaries._ref_counts
+_ENGINE_REFS = _temporaries.engine_refs()
 
 
 def _repr_prefix(var):

@@ -18,19 +18,22 @@ On the device a convolution returns its output Tensor before computing it
 buffer (every C++ accessor and ``raw_view`` settles them; any write from
 Python through ``raw_view``/``copy_from`` first settles every deferred
 tensor, so a deferred op never sees inputs changed after it ran).  ``F.relu``
-applied to such an output while it is a temporary (``claimable_by_relu``:
-reference counts show relu's frame is its only holder, no hook is active)
+applied to such an output while it is a temporary
+(``cpuframe._temporaries.claimable_by_relu``, where the rule and its
+contract live: reference counts show relu's frame is its only holder, no
+hook is active)
 folds itself in as the convolution's oneDNN relu post-op (conv + bias + relu
 in one primitive) and returns that same Tensor.  A post-op relu turns NaN
 into 0, so a convolution with a NaN or infinite input declines and relu runs
 separately (NumPy's NaN pattern kept).  ``CPUFRAME_INTEL64_DEFER=0`` turns
 deferral off; ``deferred_stats()`` counts what happened.
 
-Donated gradients: the backward engine tells a node whose class sets
-``accepts_donated_grads`` which output gradients only the engine holds
-(``FunctionNode.donated_grad_outputs``); relu's backward then writes its
-result over that gradient (``relu_grad(..., overwrite_gy=True)``, which
-also requires ``owns_buffer``: no view and no deferred op shares it).
+Donated gradients (rule in ``cpuframe._temporaries``): the backward engine
+tells a node whose class sets ``accepts_donated_grads`` which output
+gradients only the engine holds (``FunctionNode.donated_grad_outputs``);
+relu's backward then writes its result over that gradient
+(``relu_grad(..., overwrite_gy=True)``, which also requires
+``owns_buffer``: no view and no deferred op shares it).
 
 How to add a route
 ------------------
@@ -87,9 +90,6 @@ _SHOULD_USE_LEVELS = ('>=auto', '==always')
 # CPUFRAME_INTEL64_DEFER=0 computes every convolution output at once (no
 # conv + relu fusion); for A/B measurements.
 _DEFER = os.environ.get('CPUFRAME_INTEL64_DEFER', '1') != '0'
-# claimable_by_relu's reference counts of a temporary (False: not measured
-# yet; None: this interpreter does not tell temporaries apart, no fusion).
-_CLAIM_REFS = False
 
 
 def _is_native_tensor_type(cls):
@@ -262,49 +262,12 @@ def is_native_array(array):
 
 def may_defer(inputs):
     """Whether an op may return its output before computing it (see
-    ``claimable_by_relu``): only on the device (every input an mdarray, so
+    ``cpuframe._temporaries.claimable_by_relu``): only on the device (every input an mdarray, so
     every later write to them computes deferred values first) and not in
     debug mode."""
     if not _DEFER or config.debug:
         return False
     return all(x is None or is_native_array(x) for x in inputs)
-
-
-def _probe_refs(x):
-    # Keep in step with claimable_by_relu: the same expressions, counted
-    # from a function's own frame.
-    return sys.getrefcount(x), sys.getrefcount(x._array)
-
-
-def _calibrate_claims():
-    """References seen from ``claimable_by_relu``'s caller for a temporary
-    Variable; None (no fusion) where a held Variable does not count more."""
-    from cpuframe.variable import Variable
-    temp = _probe_refs(Variable(numpy.zeros(1, numpy.float32)))
-    held = Variable(numpy.zeros(1, numpy.float32))
-    seen = _probe_refs(held)
-    if seen[0] <= temp[0]:
-        return None
-    return temp
-
-
-def claimable_by_relu(x, n_var, n_array):
-    """Whether relu may fold itself into the computation of ``x``.
-
-    ``n_var``/``n_array``: ``sys.getrefcount`` of the Variable ``x`` and of
-    its array, counted in relu's own frame.  True when ``x`` is a temporary
-    (no name, list or hook holds it or its array; relu's frame is all) whose
-    array is a device tensor with deferred values: relu may then return that
-    tensor with relu applied as the convolution writes it, and nobody can see
-    the values without relu.
-    """
-    global _CLAIM_REFS
-    if _CLAIM_REFS is False:
-        _CLAIM_REFS = _calibrate_claims()
-    if _CLAIM_REFS is None:
-        return False
-    return n_var <= _CLAIM_REFS[0] and n_array <= _CLAIM_REFS[1] and \
-        is_native_array(x._array) and native().is_pending(x._array)
 
 
 def owns_buffer(array):

@@ -3,7 +3,7 @@ import sys
 
 import numpy
 
-from cpuframe import backend, utils
+from cpuframe import _temporaries, backend, utils
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
@@ -114,5 +114,5 @@ def relu(x):
     if type(x) is Variable:
         n_var = sys.getrefcount(x)
         n_array = sys.getrefcount(x._array)
-        node._claim = intel64.claimable_by_relu(x, n_var, n_array)
+        node._claim = _temporaries.claimable_by_relu(x, n_var, n_array)
     return node.apply((x,))[0]
