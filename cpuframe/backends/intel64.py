@@ -262,9 +262,9 @@ def is_native_array(array):
 
 def may_defer(inputs):
     """Whether an op may return its output before computing it (see
-    ``cpuframe._temporaries.claimable_by_relu``): only on the device (every input an mdarray, so
-    every later write to them computes deferred values first) and not in
-    debug mode."""
+    ``cpuframe._temporaries.claimable_by_relu``): only on the device (every
+    input an mdarray, so every later write to them computes deferred values
+    first) and not in debug mode."""
     if not _DEFER or config.debug:
         return False
     return all(x is None or is_native_array(x) for x in inputs)
