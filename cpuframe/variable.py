@@ -7,7 +7,6 @@ its array unless backward needs it (Chainer's aggressive buffer release).
 """
 import heapq
 import itertools
-import sys
 import warnings
 import weakref
 
