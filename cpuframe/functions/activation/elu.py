@@ -4,10 +4,6 @@ from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
 
-# 'auto' routes elu to oneDNN from this many elements (below it NumPy is as
-# fast as a primitive call).
-_AUTO_MIN_SIZE = 1 << 16
-
 
 def _supported(arrays):
     """float32 arrays of at least one element and one dimension."""
@@ -36,7 +32,7 @@ class ELU(FunctionNode):
         return _supported(inputs)
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('elu', inputs[0])
 
     def forward_intel64(self, inputs):
         self.retain_inputs((0,))
@@ -70,7 +66,7 @@ class ELUGrad(FunctionNode):
         return _supported(inputs)
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('elu', inputs[0])
 
     def forward_intel64(self, inputs):
         self.retain_inputs((0, 1))

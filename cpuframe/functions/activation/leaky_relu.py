@@ -4,10 +4,6 @@ from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
 
-# 'auto' routes leaky_relu (and elu) to oneDNN from this many elements
-# (below it NumPy is as fast as a primitive call).
-_AUTO_MIN_SIZE = 1 << 16
-
 
 class LeakyReLU(FunctionNode):
     def __init__(self, slope=0.2):
@@ -36,7 +32,7 @@ class LeakyReLU(FunctionNode):
             inputs[0].size > 0
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('leaky_relu', inputs[0])
 
     def forward_intel64(self, inputs):
         x, = inputs
@@ -102,7 +98,7 @@ class LeakyReLUGrad(FunctionNode):
             self.ref.ndim >= 1 and self.ref.size > 0
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(self.ref, _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('leaky_relu', self.ref)
 
     def forward_intel64(self, inputs):
         return intel64.native().leaky_relu_backward(

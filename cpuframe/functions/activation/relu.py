@@ -9,11 +9,6 @@ from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
 from cpuframe.variable import Variable
 
-# 'auto' routes relu on NumPy arrays to oneDNN from this many elements;
-# below it NumPy's single-threaded maximum wins (measured: 0.6x at 32K
-# elements, 1.3x at 128K, 1.65x at 512K, forward plus backward).
-_AUTO_MIN_SIZE = 1 << 17
-
 
 class ReLU(FunctionNode):
     def check_type_forward(self, in_types):
@@ -30,7 +25,7 @@ class ReLU(FunctionNode):
         return intel64.all_float32(inputs) and inputs[0].ndim >= 1
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('relu', inputs[0])
 
     _claim = False  # set by relu(): the input is a temporary
 
@@ -87,7 +82,7 @@ class ReLUGrad(FunctionNode):
             self.y.ndim >= 1
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(self.y, _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('relu', self.y)
 
     def forward_intel64(self, inputs):
         return intel64.native().relu_grad(self.y, inputs[0],

@@ -4,10 +4,6 @@ from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
 
-# 'auto' routes sigmoid to oneDNN from this many elements: NumPy's own SIMD
-# sigmoid is fast, oneDNN wins by its threads on large arrays only.
-_AUTO_MIN_SIZE = 1 << 20
-
 
 def _supported(arrays):
     """float32 arrays of at least one element and one dimension."""
@@ -33,7 +29,7 @@ class Sigmoid(FunctionNode):
         return _supported(inputs)
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('sigmoid', inputs[0])
 
     def forward_intel64(self, inputs):
         self.retain_outputs((0,))
@@ -62,7 +58,7 @@ class SigmoidGrad(FunctionNode):
         return _supported(inputs)
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('sigmoid', inputs[0])
 
     def forward_intel64(self, inputs):
         self.retain_inputs((0, 1))

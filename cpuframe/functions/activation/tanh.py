@@ -4,10 +4,6 @@ from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
 
-# 'auto' routes tanh to oneDNN from this many elements: NumPy's own SIMD
-# tanh is fast, oneDNN wins by its threads on large arrays only.
-_AUTO_MIN_SIZE = 1 << 20
-
 
 def _supported(arrays):
     """float32 arrays of at least one element and one dimension."""
@@ -30,7 +26,7 @@ class Tanh(FunctionNode):
         return _supported(inputs)
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('tanh', inputs[0])
 
     def forward_intel64(self, inputs):
         self.retain_outputs((0,))
@@ -59,7 +55,7 @@ class TanhGrad(FunctionNode):
         return _supported(inputs)
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('tanh', inputs[0])
 
     def forward_intel64(self, inputs):
         self.retain_inputs((0, 1))

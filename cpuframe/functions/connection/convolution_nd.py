@@ -76,9 +76,6 @@ def _onednn_pad_r(size, ksize, outsize, stride, pad, dilate):
                                         dilate)]
 
 
-# 'auto' routes a (de)convolution on NumPy arrays to oneDNN from this many
-# multiply-adds; below it both paths cost about the same call overhead.
-_AUTO_MIN_MACS = 1 << 14
 
 
 def _macs(x_shape, w_shape):
@@ -221,7 +218,8 @@ class ConvolutionND(FunctionNode):
 
     def intel64_profitable(self, inputs):
         x, W = inputs[0], inputs[1]
-        return _macs(x.shape, W.shape) // _prod(self.stride) >= _AUTO_MIN_MACS
+        return intel64.auto_profitable(
+            'convolution', _macs(x.shape, W.shape) // _prod(self.stride))
 
     def forward_intel64(self, inputs):
         self.retain_inputs((0, 1))
@@ -322,8 +320,9 @@ class ConvolutionNDGradW(FunctionNode):
 
     def intel64_profitable(self, inputs):
         x, gy = inputs
-        return x.size * gy.shape[1] // self.groups * _prod(self.ksize) // \
-            _prod(self.stride) >= _AUTO_MIN_MACS
+        return intel64.auto_profitable(
+            'convolution', x.size * gy.shape[1] // self.groups *
+            _prod(self.ksize) // _prod(self.stride))
 
     def forward_intel64(self, inputs):
         self.retain_inputs((0, 1))

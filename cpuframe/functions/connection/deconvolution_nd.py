@@ -10,7 +10,6 @@ from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.functions.connection._im2col import col2im
 from cpuframe.functions.connection.convolution_nd import (
-    _AUTO_MIN_MACS,
     ConvolutionND,
     ConvolutionNDGradW,
     _add_bias,
@@ -122,7 +121,8 @@ class DeconvolutionND(FunctionNode):
 
     def intel64_profitable(self, inputs):
         x, W = inputs[0], inputs[1]
-        return x.size * _prod(W.shape[1:]) >= _AUTO_MIN_MACS
+        return intel64.auto_profitable('convolution',
+                                       x.size * _prod(W.shape[1:]))
 
     def forward_intel64(self, inputs):
         # Deconvolution is the input gradient of the convolution from the

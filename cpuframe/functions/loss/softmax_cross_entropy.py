@@ -14,9 +14,6 @@ from cpuframe.utils import type_check
 from cpuframe.variable import Variable
 
 _NAME = 'softmax_cross_entropy'
-# 'auto' routes NumPy scores to the fused kernels from this many elements
-# (two threads and AVX-512 exp against NumPy's single-threaded exp).
-_AUTO_MIN_SIZE = 1 << 16
 
 
 def _expand_class_axis(a):
@@ -173,7 +170,7 @@ class SoftmaxCrossEntropy(FunctionNode):
             isinstance(t, numpy.ndarray)
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('softmax_cross_entropy', inputs[0])
 
     def forward_intel64(self, inputs):
         x, t = inputs

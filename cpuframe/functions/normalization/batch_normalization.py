@@ -64,10 +64,6 @@ def _expander(ndim, axes):
     return tuple(None if i in axes else slice(None) for i in range(ndim))
 
 
-# 'auto' routes batch normalization to oneDNN from this many elements of x.
-_AUTO_MIN_SIZE = 1 << 15
-
-
 def _intel64_layout_ok(x, gamma, axis, label):
     """Whether oneDNN's (N, C, spatial...) batch normalization fits.
 
@@ -85,7 +81,7 @@ def _intel64_layout_ok(x, gamma, axis, label):
 
 def _intel64_profitable(x):
     """'auto' for NumPy inputs: from a few tens of thousands of elements."""
-    return intel64.large_enough(x, _AUTO_MIN_SIZE)
+    return intel64.auto_profitable('batch_normalization', x)
 
 
 def _like_input(array, like):

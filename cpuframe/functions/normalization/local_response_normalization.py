@@ -4,9 +4,6 @@ from cpuframe.configuration import config
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
 
-# 'auto' routes LRN to oneDNN from this many elements.
-_AUTO_MIN_SIZE = 1 << 16
-
 
 def _channel_window_sum(a, half_n):
     """``s[:, i] = sum of a[:, j] for |i - j| <= half_n`` (clipped at the ends)."""
@@ -108,7 +105,7 @@ class LocalResponseNormalization(FunctionNode):
                                               _LARGEST_SQUARABLE)
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('local_response_normalization', inputs[0])
 
     def forward_intel64(self, inputs):
         x, = inputs

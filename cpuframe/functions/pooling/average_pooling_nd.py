@@ -7,9 +7,6 @@ from cpuframe.function_node import FunctionNode
 from cpuframe.functions.pooling import _pooling_utils
 from cpuframe.utils import type_check
 
-# 'auto' routes average pooling to oneDNN from this many input elements.
-_AUTO_MIN_SIZE = 1 << 12
-
 
 class AveragePoolingNDGrad(FunctionNode):
     """Spread each output gradient evenly over its window.
@@ -143,7 +140,7 @@ class AveragePoolingND(FunctionNode):
             x.size > 0 and all(p < k for p, k in zip(self.pad, self.ksize))
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('average_pooling', inputs[0])
 
     def forward_intel64(self, inputs):
         x, = inputs

@@ -7,9 +7,6 @@ from cpuframe.function_node import FunctionNode
 from cpuframe.functions.pooling import _pooling_utils
 from cpuframe.utils import type_check
 
-# 'auto' routes max pooling to oneDNN from this many input elements.
-_AUTO_MIN_SIZE = 1 << 12
-
 
 def _windows_see_input(dims, ksize, stride, pad, out_dims):
     """True when every window covers at least one input element.
@@ -168,7 +165,7 @@ class MaxPoolingND(FunctionNode):
             intel64.all_within(x, high=numpy.inf)
 
     def intel64_profitable(self, inputs):
-        return intel64.large_enough(inputs[0], _AUTO_MIN_SIZE)
+        return intel64.auto_profitable('max_pooling', inputs[0])
 
     def forward_intel64(self, inputs):
         x, = inputs

@@ -1,0 +1,145 @@
+"""What the FunctionNode machinery asks before it routes a call to oneDNN:
+the input checks of ``intel64_supports`` (float32, geometry, NaN and range
+checks), the 'auto' size thresholds of ``intel64_profitable`` with the
+measurements that set them, and whether an output may be deferred."""
+import os
+import sys
+
+import numpy
+
+from cpuframe.configuration import config
+
+_pkg = sys.modules[__package__]  # the package: mdarray and the loaded module live there
+
+# CPUFRAME_INTEL64_DEFER=0 computes every convolution output at once (no
+# conv + relu fusion); for A/B measurements.
+_DEFER = os.environ.get('CPUFRAME_INTEL64_DEFER', '1') != '0'
+
+
+def may_defer(inputs):
+    """Whether an op may return its output before computing it (see
+    ``cpuframe._temporaries.claimable_by_relu``): only on the device (every
+    input an mdarray, so every later write to them computes deferred values
+    first) and not in debug mode."""
+    if not _DEFER or config.debug:
+        return False
+    return all(x is None or _pkg.is_native_array(x) for x in inputs)
+
+
+def owns_buffer(array):
+    """True for an mdarray that alone holds its buffer (no view, no NumPy
+    memory under it): the condition, besides nothing else referring to the
+    object, for overwriting it in place."""
+    return _pkg.is_native_array(array) and _pkg.native().owns_buffer(array)
+
+
+def all_float32(inputs):
+    """True when every non-None input is a float32 ndarray or an _pkg.mdarray."""
+    for x in inputs:
+        if x is None or _pkg.is_native_array(x):
+            continue
+        if not isinstance(x, numpy.ndarray) or x.dtype != numpy.float32:
+            return False
+    return True
+
+
+def any_native(inputs):
+    """True when some input lives on the Intel64 device."""
+    return any(_pkg.is_native_array(x) for x in inputs)
+
+
+def has_nan(x):
+    """Whether the float32 array or mdarray ``x`` holds a NaN.
+
+    For routes whose oneDNN kernel drops NaN where the NumPy path keeps it
+    (max pooling): they decline such inputs in ``intel64_supports``. One
+    read of the array, no copy.
+    """
+    if _pkg.is_native_array(x):
+        return bool(_pkg.native().has_nan(x))
+    return x.size > 0 and bool(numpy.isnan(x.min()))
+
+
+_FLOAT32_MAX = float(numpy.finfo(numpy.float32).max)
+
+
+def all_within(x, low=-_FLOAT32_MAX, high=_FLOAT32_MAX):
+    """Whether every value of the float32 array or mdarray ``x`` lies in
+    ``[low, high]`` (a NaN never does; the defaults: no NaN, no infinity).
+
+    For routes whose oneDNN kernel treats such values otherwise than the
+    NumPy path: they decline those inputs in ``intel64_supports``
+    (convolutions skip the zero padding that the NumPy path multiplies,
+    ``0 * inf = NaN`` there; max pooling starts from the lowest float, not
+    -inf). One read of the array, no copy.
+    """
+    return bool(_pkg.native().all_within(x, low, high))
+
+
+# Strides, pads and dilations from here on take the NumPy path: oneDNN creates
+# no primitive for some (stride 2**31 fails), and a window option this large
+# only ever meets mostly padding; 2**20 leaves every real case routed.
+_MAX_WINDOW_OPTION = 1 << 20
+
+
+def geometry_supported(arrays, options=()):
+    """Whether oneDNN creates a primitive for these arrays and window options.
+
+    Every array (x, W, gy ...; None skipped) or shape tuple (a kernel size)
+    must have no zero-size axis (oneDNN has no primitive for empty tensors
+    or kernels, where the NumPy path computes the empty or zero result),
+    and every option (stride, pad, dilation values) must lie below 2**20.
+    """
+    for a in arrays:
+        if a is not None and 0 in (a if isinstance(a, tuple) else a.shape):
+            return False
+    return all(0 <= int(o) < _MAX_WINDOW_OPTION for o in options)
+
+
+def large_enough(x, threshold):
+    """True when ``x`` (an array or shape) has at least ``threshold`` elements.
+
+    The usual 'auto' test: below some size the call overhead of a primitive
+    outweighs its speed.
+    """
+    size = x.size if hasattr(x, 'size') else int(numpy.prod(x))
+    return size >= threshold
+
+
+# 'auto' on NumPy arrays routes an op to oneDNN from this size on (elements
+# of its first input unless said otherwise); below it the call overhead of a
+# primitive outweighs its speed. Arrays already on the Intel64 device take
+# every supported route whatever their size. Each entry with the
+# measurement that set it.
+AUTO_MIN = {
+    # input elements
+    'max_pooling': 1 << 12,
+    'average_pooling': 1 << 12,
+    # below 64K elements NumPy is as fast as a primitive call
+    'leaky_relu': 1 << 16,
+    'elu': 1 << 16,
+    # NumPy's single-threaded maximum wins below: oneDNN measured 0.6x its
+    # speed at 32K elements, 1.3x at 128K, 1.65x at 512K, forward + backward
+    'relu': 1 << 17,
+    # NumPy's own SIMD sigmoid and tanh are fast; oneDNN wins by its
+    # threads on large arrays only
+    'sigmoid': 1 << 20,
+    'tanh': 1 << 20,
+    # elements of x
+    'batch_normalization': 1 << 15,
+    'local_response_normalization': 1 << 16,
+    # two threads and AVX-512 exp against NumPy's single-threaded exp
+    'softmax_cross_entropy': 1 << 16,
+    # multiply-adds of a (de)convolution (divided by the stride product);
+    # below it both paths cost about the same call overhead
+    'convolution': 1 << 14,
+}
+
+
+def auto_profitable(op, x):
+    """'auto''s size rule for ``op`` (a key of ``AUTO_MIN``): ``x`` (an
+    array, a shape, or a count such as a convolution's multiply-adds)
+    reaches its threshold."""
+    if isinstance(x, int):
+        return x >= AUTO_MIN[op]
+    return large_enough(x, AUTO_MIN[op])
