@@ -21,7 +21,6 @@ import numpy
 from cpuframe import backend, variable
 from cpuframe import link as link_module
 from cpuframe import serializer as serializer_module
-from cpuframe.backends import intel64
 
 
 class Hyperparameter:
@@ -118,25 +117,6 @@ def _unscale_grad(param):
 def _is_writeable(array):
     flags = getattr(array, 'flags', None)
     return getattr(flags, 'writeable', True)
-
-
-class _FlatParam:
-    """What an element-wise update rule reads of a parameter, over flat
-    NumPy views of an Intel64 parameter's buffers (see _update_flat)."""
-
-    __slots__ = ('array', 'grad')
-
-    def __init__(self, array, grad):
-        self.array = array
-        self.grad = grad
-
-    @property
-    def data(self):
-        return self.array
-
-    @property
-    def dtype(self):
-        return self.array.dtype
 
 
 class UpdateRule:
@@ -252,8 +232,9 @@ class UpdateRule:
 
     #: True (Chainer's flag) for rules whose update is element-wise in the
     #: parameter, its gradient and its state, as every rule of
-    #: cpuframe.optimizers: on the Intel64 device they then run on flat
-    #: NumPy views of the buffers (see _update_flat).
+    #: cpuframe.optimizers: a device may then run them its own way
+    #: (``Device.elementwise_update``: the Intel64 device runs them on flat
+    #: NumPy views of the buffers).
     is_elementwise = False
 
     def update_core(self, param):
@@ -261,63 +242,11 @@ class UpdateRule:
         device = param.device
         with backend.using_device(device):
             if device.xp is numpy:
-                if not (self.is_elementwise and self._update_flat(param)):
+                if not (self.is_elementwise and
+                        device.elementwise_update(self, param)):
                     self.update_core_cpu(param)
             else:
                 self.update_core_gpu(param)
-
-    def _update_flat(self, param):
-        """``update_core_cpu`` on flat NumPy views of an Intel64 parameter.
-
-        With the parameter, its gradient and every state array as mdarrays of
-        one layout, the element-wise update runs on their physical buffers as
-        plain NumPy arrays: each NumPy operation once, instead of once per
-        operation through the mdarray protocol (~20 us each: most of a small
-        model's step).  Afterwards the padding of a blocked layout is zero
-        again.  False (nothing done) when that does not apply.
-        """
-        data, grad = param.array, param.grad
-        if not intel64.is_native_array(data) or data.dtype != numpy.float32:
-            return False
-        if intel64.is_native_array(grad):
-            if not grad.same_layout(data):
-                return False
-            grad_view = grad.raw_view()
-        elif isinstance(grad, numpy.ndarray) and data.is_plain and \
-                grad.shape == data.shape and grad.dtype == numpy.float32:
-            # (a bias gradient comes back as NumPy): read in NumPy order
-            grad_view = numpy.ascontiguousarray(grad).reshape(-1)
-        else:
-            return False
-        state = self._state or {}
-        for value in state.values():
-            if backend.is_array(value) and not (
-                    intel64.is_native_array(value) and value.same_layout(data)):
-                return False
-        views = {k: v.raw_view() if backend.is_array(v) else v
-                 for k, v in state.items()}
-        flat = _FlatParam(data.raw_view(), grad_view)
-        self._state = dict(views)
-        try:
-            self.update_core_cpu(flat)
-        finally:
-            new_views, self._state = self._state, state
-            for key, value in new_views.items():
-                if key in views and value is views[key]:
-                    continue
-                if isinstance(value, numpy.ndarray) and \
-                        value.shape == flat.array.shape:
-                    # A state array the update made anew (e.g. amsgrad's
-                    # vhat switched on): back to the device.
-                    t = intel64.mdarray.empty_like(data)
-                    t.raw_view()[...] = value
-                    value = t
-                state[key] = value
-        for t in (data,) + tuple(v for v in state.values()
-                                 if intel64.is_native_array(v)):
-            if t.has_padding:
-                t.zero_padding()
-        return True
 
     def update_core_cpu(self, param):
         """Update a parameter held by NumPy (or the Intel64 device)."""

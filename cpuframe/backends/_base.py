@@ -47,6 +47,15 @@ class Device:
     def send_array(self, array):
         raise NotImplementedError
 
+    def elementwise_update(self, rule, param):
+        """Run the element-wise update rule ``rule`` (its ``is_elementwise``
+        is True) on ``param`` in this device's own way.
+
+        Returns False when the device has no such way (the default): the
+        rule then runs its ``update_core_cpu``/``update_core_gpu`` as usual.
+        """
+        return False
+
     def send(self, arrays):
         """Transfer an array, or a nested tuple/list/dict of arrays, here.
 

@@ -1,4 +1,5 @@
-"""The Intel64 device (``'@intel64'``)."""
+"""The Intel64 device (``'@intel64'``), and its way of running element-wise
+optimizer updates (on flat NumPy views of the buffers)."""
 import sys
 
 import numpy
@@ -35,3 +36,82 @@ class Intel64Device(Device):
                 array.dtype == numpy.float32 and 1 <= array.ndim <= 12:
             return _pkg.mdarray.from_numpy(array)
         return array
+
+    def elementwise_update(self, rule, param):
+        """``rule.update_core_cpu`` on flat NumPy views of the parameter.
+
+        With the parameter, its gradient and every state array as mdarrays of
+        one layout, the element-wise update runs on their physical buffers as
+        plain NumPy arrays: each NumPy operation once, instead of once per
+        operation through the mdarray protocol (~20 us each: most of a small
+        model's step). Afterwards the padding of a blocked layout is zero
+        again. False (nothing done) when that does not apply.
+        """
+        data, grad = param.array, param.grad
+        if not _pkg.is_native_array(data) or data.dtype != numpy.float32:
+            return False
+        if _pkg.is_native_array(grad):
+            if not grad.same_layout(data):
+                return False
+            grad_view = grad.raw_view()
+        elif isinstance(grad, numpy.ndarray) and data.is_plain and \
+                grad.shape == data.shape and grad.dtype == numpy.float32:
+            # (a bias gradient comes back as NumPy): read in NumPy order
+            grad_view = numpy.ascontiguousarray(grad).reshape(-1)
+        else:
+            return False
+        state = rule._state or {}
+        for value in state.values():
+            if _is_array(value) and not (
+                    _pkg.is_native_array(value) and value.same_layout(data)):
+                return False
+        views = {k: v.raw_view() if _is_array(v) else v
+                 for k, v in state.items()}
+        flat = _FlatParam(data.raw_view(), grad_view)
+        rule._state = dict(views)
+        try:
+            rule.update_core_cpu(flat)
+        finally:
+            new_views, rule._state = rule._state, state
+            for key, value in new_views.items():
+                if key in views and value is views[key]:
+                    continue
+                if isinstance(value, numpy.ndarray) and \
+                        value.shape == flat.array.shape:
+                    # A state array the update made anew (e.g. amsgrad's
+                    # vhat switched on): back to the device.
+                    t = _pkg.mdarray.empty_like(data)
+                    t.raw_view()[...] = value
+                    value = t
+                state[key] = value
+        for t in (data,) + tuple(v for v in state.values()
+                                 if _pkg.is_native_array(v)):
+            if t.has_padding:
+                t.zero_padding()
+        return True
+
+
+def _is_array(value):
+    from cpuframe.backends import cuda
+    return isinstance(value, numpy.ndarray) or _pkg.is_native_array(value) \
+        or cuda.is_cupy_array(value)
+
+
+class _FlatParam:
+    """What an element-wise update rule reads of a parameter, over flat
+    NumPy views of an Intel64 parameter's buffers (see
+    ``Intel64Device.elementwise_update``)."""
+
+    __slots__ = ('array', 'grad')
+
+    def __init__(self, array, grad):
+        self.array = array
+        self.grad = grad
+
+    @property
+    def data(self):
+        return self.array
+
+    @property
+    def dtype(self):
+        return self.array.dtype
