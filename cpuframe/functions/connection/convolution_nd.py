@@ -9,144 +9,24 @@ order are again convolutions.  The gradient with respect to the filter is
 """
 import numpy
 
-from cpuframe import backend
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
-from cpuframe.functions.connection._im2col import _per_axis, conv_outsize, im2col
+from cpuframe.functions.connection._conv_common import (
+    bias_grad,
+    check_groups,
+    check_ndim,
+    check_spatial,
+    conv_args,
+    conv_forward,
+    conv_grad_weight,
+    macs,
+    native_weight,
+    onednn_pad_r,
+    padded,
+    prod,
+)
+from cpuframe.functions.connection._im2col import _per_axis, conv_outsize
 from cpuframe.utils import type_check
-from cpuframe.utils.conv import as_tuple
-
-
-def _conv_args(ndim, stride, pad, dilate, groups, where):
-    """Validate and normalize the options shared by (de)convolutions."""
-    stride = as_tuple(stride, ndim, where + ': stride')
-    pad = as_tuple(pad, ndim, where + ': pad')
-    dilate = as_tuple(dilate, ndim, where + ': dilate')
-    if any(s < 1 for s in stride):
-        raise ValueError('{}: expected stride >= 1, got {}'.format(
-            where, stride))
-    if any(p < 0 for p in pad):
-        raise ValueError('{}: expected pad >= 0, got {}'.format(where, pad))
-    if any(d < 1 for d in dilate):
-        raise ValueError('{}: expected dilate >= 1, got {}'.format(
-            where, dilate))
-    if isinstance(groups, (bool, numpy.bool_)) or int(groups) != groups or \
-            groups < 1:
-        raise ValueError('{}: expected groups to be an int >= 1, got '
-                         '{!r}'.format(where, groups))
-    return stride, pad, dilate, int(groups)
-
-
-def _check_ndim(ndim, where):
-    if int(ndim) != ndim or ndim < 1:
-        raise ValueError('{}: expected ndim >= 1 spatial axes, got {}'.format(
-            where, ndim))
-    return int(ndim)
-
-
-def _prod(values):
-    n = 1
-    for v in values:
-        n *= v
-    return n
-
-
-def _check_groups(shape_expr, groups, what):
-    value = type_check.eval(shape_expr)
-    if value % groups:
-        raise type_check.InvalidType(
-            '{} % groups == 0'.format(what),
-            '{} % {} != 0'.format(value, groups))
-
-
-def _padded(pad, cover_all):
-    """Whether a convolution reads zero padding around x (per-axis options)."""
-    return any(cover_all) or any(p > 0 for p in pad)
-
-
-def _onednn_pad_r(size, ksize, outsize, stride, pad, dilate):
-    """oneDNN's right padding giving ``outsize`` (cover_all's extra pad included).
-
-    oneDNN's output size is ``(size + pad_l + pad_r - extent) // stride + 1``;
-    Chainer's plain size needs ``pad_r = pad``, cover_all (or a larger
-    deconvolution outsize) needs the right padding to reach the last window.
-    """
-    return [max(p, (o - 1) * s + (k - 1) * d + 1 - h - p)
-            for h, k, o, s, p, d in zip(size, ksize, outsize, stride, pad,
-                                        dilate)]
-
-
-
-
-def _macs(x_shape, w_shape):
-    """Multiply-adds of a convolution at unit stride, about: every output
-    pixel (one per input pixel) of every filter over ``C / groups`` inputs."""
-    return _prod(x_shape) // max(x_shape[1], 1) * _prod(w_shape)
-
-
-def _native_weight(W):
-    """The weight's mdarray when it lives on the Intel64 device, else None.
-
-    Given to the filter-gradient node so that oneDNN writes the gradient in
-    the weight's own layout (the optimizer then updates it in place).
-    """
-    return W if intel64.is_native_array(W) else None
-
-
-def _add_bias(y, b):
-    if b is not None:
-        y += b.reshape((1, b.shape[0]) + (1,) * (y.ndim - 2))
-    return y
-
-
-def _bias_grad(gy):
-    from cpuframe.functions.math.sum import sum as sum_
-    return sum_(gy, axis=(0,) + tuple(range(2, gy.ndim)))
-
-
-def _conv_forward(x, W, b, stride, pad, dilate, groups, cover_all):
-    """``y[n, o] = sum_{c, k} W[o, c, k] * x_padded[n, g(o)*Cg + c, s*i + d*k]``."""
-    xp = backend.get_array_module(x, W)
-    nd = x.ndim - 2
-    n, c = x.shape[:2]
-    out_c = W.shape[0]
-    ksize = W.shape[2:]
-    col = im2col(x, ksize, stride, pad, dilate, cover_all)
-    outsize = col.shape[2 + nd:]
-    cg_k = (c // groups) * _prod(ksize)
-    col = col.reshape(n, groups, cg_k, _prod(outsize))
-    # One matrix product per (image, group); the result is already NCHW.
-    y = xp.matmul(W.reshape(groups, out_c // groups, cg_k), col)
-    y = y.reshape((n, out_c) + outsize).astype(x.dtype, copy=False)
-    return _add_bias(y, b)
-
-
-def _conv_grad_weight(x, gy, ksize, stride, pad, dilate, groups, cover_all,
-                      dtype):
-    """``gW[o, c, k] = sum_{n, i} gy[n, o, i] * col(x)[n, c, k, i]``."""
-    xp = backend.get_array_module(x, gy)
-    nd = x.ndim - 2
-    n, c = x.shape[:2]
-    out_c = gy.shape[1]
-    col = im2col(x, ksize, stride, pad, dilate, cover_all)
-    outsize = col.shape[2 + nd:]
-    if tuple(outsize) != tuple(gy.shape[2:]):
-        raise ValueError(
-            'ConvolutionNDGradW: the output gradient has spatial shape {}, '
-            'the convolution gives {}'.format(gy.shape[2:], outsize))
-    cg, og = c // groups, out_c // groups
-    cg_k = cg * _prod(ksize)
-    n_p = n * _prod(outsize)
-    # Batch and output positions become the contraction axis, so that each
-    # group is one large matrix product instead of one per image.
-    col = col.reshape((n, groups, cg) + col.shape[2:])
-    perm = (1, 2) + tuple(range(3, 3 + nd)) + (0,) + \
-        tuple(range(3 + nd, 3 + 2 * nd))
-    col = col.transpose(perm).reshape(groups, cg_k, n_p)
-    g = gy.reshape(n, groups, og, _prod(outsize)).transpose(1, 2, 0, 3)
-    g = g.reshape(groups, og, n_p)
-    gW = xp.matmul(g, col.transpose(0, 2, 1))
-    return gW.reshape((out_c, cg) + tuple(ksize)).astype(dtype, copy=False)
 
 
 class ConvolutionND(FunctionNode):
@@ -160,8 +40,8 @@ class ConvolutionND(FunctionNode):
 
     def __init__(self, ndim, stride=1, pad=0, cover_all=False, dilate=1,
                  groups=1):
-        self.ndim = _check_ndim(ndim, self._where)
-        self.stride, self.pad, self.dilate, self.groups = _conv_args(
+        self.ndim = check_ndim(ndim, self._where)
+        self.stride, self.pad, self.dilate, self.groups = conv_args(
             self.ndim, stride, pad, dilate, groups, self._where)
         self.cover_all = cover_all
         self._cover_all = _per_axis(cover_all, self.ndim,
@@ -179,7 +59,7 @@ class ConvolutionND(FunctionNode):
             w_type.ndim == self.ndim + 2,
             x_type.shape[1] == w_type.shape[1] * self.groups,
         )
-        _check_groups(w_type.shape[0], self.groups, 'W.shape[0]')
+        check_groups(w_type.shape[0], self.groups, 'W.shape[0]')
         size = type_check.eval(x_type.shape)[2:]
         ksize = type_check.eval(w_type.shape)[2:]
         outsize = conv_outsize(size, ksize, self.stride, self.pad,
@@ -203,7 +83,7 @@ class ConvolutionND(FunctionNode):
         self.retain_inputs((0, 1))
         x, W = inputs[0], inputs[1]
         b = inputs[2] if len(inputs) == 3 else None
-        return _conv_forward(x, W, b, self.stride, self.pad, self.dilate,
+        return conv_forward(x, W, b, self.stride, self.pad, self.dilate,
                              self.groups, self._cover_all),
 
     def intel64_supports(self, inputs):
@@ -211,7 +91,7 @@ class ConvolutionND(FunctionNode):
         # W, so a NaN or infinite weight makes NaN at the borders there.
         return intel64.all_float32(inputs) and 1 <= self.ndim <= 3 and \
             intel64.geometry_supported(inputs, self._options()) and (
-                not _padded(self.pad, self._cover_all) or intel64.all_within(inputs[1]))
+                not padded(self.pad, self._cover_all) or intel64.all_within(inputs[1]))
 
     def _options(self):
         return self.stride + self.pad + self.dilate
@@ -219,7 +99,7 @@ class ConvolutionND(FunctionNode):
     def intel64_profitable(self, inputs):
         x, W = inputs[0], inputs[1]
         return intel64.auto_profitable(
-            'convolution', _macs(x.shape, W.shape) // _prod(self.stride))
+            'convolution', macs(x.shape, W.shape) // prod(self.stride))
 
     def forward_intel64(self, inputs):
         self.retain_inputs((0, 1))
@@ -228,7 +108,7 @@ class ConvolutionND(FunctionNode):
         ksize = W.shape[2:]
         outsize = conv_outsize(x.shape[2:], ksize, self.stride, self.pad,
                                self.dilate, self._cover_all)
-        pad_r = _onednn_pad_r(x.shape[2:], ksize, outsize, self.stride,
+        pad_r = onednn_pad_r(x.shape[2:], ksize, outsize, self.stride,
                               self.pad, self.dilate)
         # On the device the output is computed when first read, so that a
         # relu consuming it first runs as the convolution's post-op.
@@ -250,10 +130,10 @@ class ConvolutionND(FunctionNode):
             grad_w = ConvolutionNDGradW(
                 self.ndim, W.shape[2:], self.stride, self.pad, self.dilate,
                 self.groups, self._cover_all, W.dtype, with_bias=2 in indexes,
-                w_like=_native_weight(W.array))
+                w_like=native_weight(W.array))
             ret.extend(grad_w.apply((x, gy)))
         elif 2 in indexes:
-            ret.append(_bias_grad(gy))
+            ret.append(bias_grad(gy))
         return tuple(ret)
 
 
@@ -291,13 +171,13 @@ class ConvolutionNDGradW(FunctionNode):
             gy_type.ndim == self.ndim + 2,
             x_type.shape[0] == gy_type.shape[0],
         )
-        _check_groups(x_type.shape[1], self.groups, 'x.shape[1]')
-        _check_groups(gy_type.shape[1], self.groups, 'gy.shape[1]')
+        check_groups(x_type.shape[1], self.groups, 'x.shape[1]')
+        check_groups(gy_type.shape[1], self.groups, 'gy.shape[1]')
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         x, gy = inputs
-        gW = _conv_grad_weight(x, gy, self.ksize, self.stride, self.pad,
+        gW = conv_grad_weight(x, gy, self.ksize, self.stride, self.pad,
                                self.dilate, self.groups, self.cover_all,
                                self.w_dtype)
         if not self.with_bias:
@@ -316,19 +196,19 @@ class ConvolutionNDGradW(FunctionNode):
             intel64.geometry_supported(
                 tuple(inputs) + (tuple(self.ksize),),
                 self.stride + self.pad + self.dilate) and (
-                not _padded(self.pad, self.cover_all) or intel64.all_within(inputs[1]))
+                not padded(self.pad, self.cover_all) or intel64.all_within(inputs[1]))
 
     def intel64_profitable(self, inputs):
         x, gy = inputs
         return intel64.auto_profitable(
             'convolution', x.size * gy.shape[1] // self.groups *
-            _prod(self.ksize) // _prod(self.stride))
+            prod(self.ksize) // prod(self.stride))
 
     def forward_intel64(self, inputs):
         self.retain_inputs((0, 1))
         x, gy = inputs
         w_shape = (gy.shape[1], x.shape[1] // self.groups) + self.ksize
-        pad_r = _onednn_pad_r(x.shape[2:], self.ksize, gy.shape[2:],
+        pad_r = onednn_pad_r(x.shape[2:], self.ksize, gy.shape[2:],
                               self.stride, self.pad, self.dilate)
         gW, gb = intel64.native().convolution_backward_weights(
             x, gy, w_shape, self.with_bias, self.stride, self.dilate,
@@ -388,23 +268,16 @@ def convolution_nd(x, W, b=None, stride=1, pad=0, cover_all=False, dilate=1,
     return fnode.apply(args)[0]
 
 
-def _check_spatial(x, n, where):
-    if len(x.shape[2:]) != n:
-        raise ValueError(
-            '{}: expected an input with {} spatial axis(es) ({} dimensions), '
-            'got shape {}'.format(where, n, n + 2, tuple(x.shape)))
-
-
 def convolution_1d(x, W, b=None, stride=1, pad=0, cover_all=False, dilate=1,
                    groups=1):
     """1-D convolution: :func:`convolution_nd` for ``x`` of shape ``(N, C, L)``."""
-    _check_spatial(x, 1, 'convolution_1d')
+    check_spatial(x, 1, 'convolution_1d')
     return convolution_nd(x, W, b, stride, pad, cover_all, dilate, groups)
 
 
 def convolution_3d(x, W, b=None, stride=1, pad=0, cover_all=False, dilate=1,
                    groups=1):
     """3-D convolution: :func:`convolution_nd` for ``x`` ``(N, C, D, H, W)``."""
-    _check_spatial(x, 3, 'convolution_3d')
+    check_spatial(x, 3, 'convolution_3d')
     return convolution_nd(x, W, b, stride, pad, cover_all, dilate, groups)
 

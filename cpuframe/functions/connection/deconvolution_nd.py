@@ -8,19 +8,21 @@ filter gradient (for ``W``).  See ``convolution_nd`` for the other half.
 from cpuframe import backend
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
+from cpuframe.functions.connection._conv_common import (
+    add_bias,
+    bias_grad,
+    check_groups,
+    check_ndim,
+    check_spatial,
+    conv_args,
+    native_weight,
+    onednn_pad_r,
+    prod,
+)
 from cpuframe.functions.connection._im2col import col2im
 from cpuframe.functions.connection.convolution_nd import (
     ConvolutionND,
     ConvolutionNDGradW,
-    _add_bias,
-    _bias_grad,
-    _check_groups,
-    _check_ndim,
-    _check_spatial,
-    _conv_args,
-    _native_weight,
-    _onednn_pad_r,
-    _prod,
 )
 from cpuframe.utils import type_check
 from cpuframe.utils.conv import as_tuple, get_conv_outsize, get_deconv_outsize
@@ -34,8 +36,8 @@ def _deconv_forward(x, W, b, stride, pad, dilate, groups, outsize):
     out_cg = W.shape[1]
     ksize = W.shape[2:]
     in_cg = in_c // groups
-    w = W.reshape(groups, in_cg, out_cg * _prod(ksize)).transpose(0, 2, 1)
-    x = x.reshape(n, groups, in_cg, _prod(insize))
+    w = W.reshape(groups, in_cg, out_cg * prod(ksize)).transpose(0, 2, 1)
+    x = x.reshape(n, groups, in_cg, prod(insize))
     if in_cg == 1:
         # depthwise: an outer product, much faster broadcast than as GEMMs
         col = w * x
@@ -44,7 +46,7 @@ def _deconv_forward(x, W, b, stride, pad, dilate, groups, outsize):
     col = col.reshape((n, groups * out_cg) + tuple(ksize) + tuple(insize))
     y = col2im(col, stride, pad, outsize, dilate)
     y = y.astype(x.dtype, copy=False)
-    return _add_bias(y, b)
+    return add_bias(y, b)
 
 
 class DeconvolutionND(FunctionNode):
@@ -54,8 +56,8 @@ class DeconvolutionND(FunctionNode):
 
     def __init__(self, ndim, stride=1, pad=0, outsize=None, dilate=1,
                  groups=1):
-        self.ndim = _check_ndim(ndim, self._where)
-        self.stride, self.pad, self.dilate, self.groups = _conv_args(
+        self.ndim = check_ndim(ndim, self._where)
+        self.stride, self.pad, self.dilate, self.groups = conv_args(
             self.ndim, stride, pad, dilate, groups, self._where)
         self.outs = None if outsize is None else as_tuple(
             outsize, self.ndim, self._where + ': outsize')
@@ -78,7 +80,7 @@ class DeconvolutionND(FunctionNode):
             w_type.ndim == self.ndim + 2,
             x_type.shape[1] == w_type.shape[0],
         )
-        _check_groups(w_type.shape[0], self.groups, 'W.shape[0]')
+        check_groups(w_type.shape[0], self.groups, 'W.shape[0]')
         insize = type_check.eval(x_type.shape)[2:]
         ksize = type_check.eval(w_type.shape)[2:]
         if self.outs is not None:
@@ -122,7 +124,7 @@ class DeconvolutionND(FunctionNode):
     def intel64_profitable(self, inputs):
         x, W = inputs[0], inputs[1]
         return intel64.auto_profitable('convolution',
-                                       x.size * _prod(W.shape[1:]))
+                                       x.size * prod(W.shape[1:]))
 
     def forward_intel64(self, inputs):
         # Deconvolution is the input gradient of the convolution from the
@@ -132,7 +134,7 @@ class DeconvolutionND(FunctionNode):
         b = inputs[2] if len(inputs) == 3 else None
         ksize = W.shape[2:]
         outsize = self._outsize(x.shape[2:], ksize)
-        pad_r = _onednn_pad_r(outsize, ksize, x.shape[2:], self.stride,
+        pad_r = onednn_pad_r(outsize, ksize, x.shape[2:], self.stride,
                               self.pad, self.dilate)
         y_shape = (x.shape[0], W.shape[1] * self.groups) + tuple(outsize)
         return intel64.native().convolution_backward_data(
@@ -158,9 +160,9 @@ class DeconvolutionND(FunctionNode):
             ret.append(ConvolutionNDGradW(
                 self.ndim, ksize, self.stride, self.pad, self.dilate,
                 self.groups, cover_all, W.dtype,
-                w_like=_native_weight(W.array)).apply((gy, x))[0])
+                w_like=native_weight(W.array)).apply((gy, x))[0])
         if 2 in indexes:
-            ret.append(_bias_grad(gy))
+            ret.append(bias_grad(gy))
         return tuple(ret)
 
 
@@ -201,12 +203,12 @@ def deconvolution_nd(x, W, b=None, stride=1, pad=0, outsize=None, dilate=1,
 def deconvolution_1d(x, W, b=None, stride=1, pad=0, outsize=None, dilate=1,
                      groups=1):
     """1-D deconvolution: :func:`deconvolution_nd` for ``x`` of shape ``(N, C, L)``."""
-    _check_spatial(x, 1, 'deconvolution_1d')
+    check_spatial(x, 1, 'deconvolution_1d')
     return deconvolution_nd(x, W, b, stride, pad, outsize, dilate, groups)
 
 
 def deconvolution_3d(x, W, b=None, stride=1, pad=0, outsize=None, dilate=1,
                      groups=1):
     """3-D deconvolution: :func:`deconvolution_nd` for ``x`` ``(N, C, D, H, W)``."""
-    _check_spatial(x, 3, 'deconvolution_3d')
+    check_spatial(x, 3, 'deconvolution_3d')
     return deconvolution_nd(x, W, b, stride, pad, outsize, dilate, groups)

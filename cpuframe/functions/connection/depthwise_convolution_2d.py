@@ -8,14 +8,14 @@ channel ``c * multiplier + m`` comes from input channel ``c`` and filter
 """
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
-from cpuframe.functions.connection._im2col import conv_outsize
-from cpuframe.functions.connection.convolution_nd import (
-    ConvolutionNDGradW,
-    _bias_grad,
-    _conv_args,
-    _conv_forward,
-    _onednn_pad_r,
+from cpuframe.functions.connection._conv_common import (
+    bias_grad,
+    conv_args,
+    conv_forward,
+    onednn_pad_r,
 )
+from cpuframe.functions.connection._im2col import conv_outsize
+from cpuframe.functions.connection.convolution_nd import ConvolutionNDGradW
 from cpuframe.functions.connection.deconvolution_nd import DeconvolutionND
 from cpuframe.utils import type_check
 
@@ -34,7 +34,7 @@ class DepthwiseConvolution2D(FunctionNode):
     _where = 'depthwise_convolution_2d'
 
     def __init__(self, stride=1, pad=0):
-        self.stride, self.pad, self.dilate, _ = _conv_args(
+        self.stride, self.pad, self.dilate, _ = conv_args(
             2, stride, pad, 1, 1, self._where)
 
     def check_type_forward(self, in_types):
@@ -70,7 +70,7 @@ class DepthwiseConvolution2D(FunctionNode):
         self.retain_inputs((0, 1))
         x, W = inputs[0], inputs[1]
         b = inputs[2] if len(inputs) == 3 else None
-        return _conv_forward(x, _grouped_filter(W), b, self.stride, self.pad,
+        return conv_forward(x, _grouped_filter(W), b, self.stride, self.pad,
                              self.dilate, x.shape[1], _NO_COVER),
 
     def intel64_supports(self, inputs):
@@ -85,7 +85,7 @@ class DepthwiseConvolution2D(FunctionNode):
         w = _grouped_filter(intel64.to_numpy(W))
         outsize = conv_outsize(x.shape[2:], w.shape[2:], self.stride,
                                self.pad)
-        pad_r = _onednn_pad_r(x.shape[2:], w.shape[2:], outsize, self.stride,
+        pad_r = onednn_pad_r(x.shape[2:], w.shape[2:], outsize, self.stride,
                               self.pad, self.dilate)
         return intel64.native().convolution_forward(
             x, w, b, self.stride, self.dilate, self.pad, pad_r, x.shape[1]),
@@ -108,7 +108,7 @@ class DepthwiseConvolution2D(FunctionNode):
                 _NO_COVER, W.dtype).apply((x, gy))
             ret.append(transpose(reshape(gw, (c, m, kh, kw)), (1, 0, 2, 3)))
         if 2 in indexes:
-            ret.append(_bias_grad(gy))
+            ret.append(bias_grad(gy))
         return tuple(ret)
 
 
