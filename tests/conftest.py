@@ -5,9 +5,6 @@ import sys
 
 import pytest
 
-# Shared test helpers (e.g. _hook_testing) import as plain modules.
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
 
 def pytest_sessionstart(session):
     """With CPUFRAME_REQUIRE_NATIVE=1 (CI), a missing oneDNN module is an error."""

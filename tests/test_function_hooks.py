@@ -7,7 +7,7 @@ import warnings
 
 import numpy
 import pytest
-from _hook_testing import MLP, FakeClock
+from testhelpers.hooks import MLP, FakeClock
 
 import cpuframe
 import cpuframe.functions as F

@@ -4,7 +4,7 @@ import io
 
 import numpy
 import pytest
-from _hook_testing import MLP, FakeClock
+from testhelpers.hooks import MLP, FakeClock
 
 import cpuframe
 import cpuframe.functions as F

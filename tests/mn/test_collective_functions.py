@@ -4,7 +4,7 @@ objective computed across the ranks).  Every rank's loss is weighted by a
 rank-dependent factor, so a wrong routing of gradients shows."""
 import numpy
 import pytest
-from _mn_model_testing import global_sum, numerical_grad_across
+from testhelpers.mn_model import global_sum, numerical_grad_across
 
 import cpuframe
 import cpuframe.functions as F

@@ -4,7 +4,7 @@ in one process (the reference is built on every rank from the same
 seeds), and trains to an accuracy."""
 import numpy
 import pytest
-from _mn_model_testing import needs_ranks
+from testhelpers.mn_model import needs_ranks
 
 import cpuframe
 import cpuframe.functions as F

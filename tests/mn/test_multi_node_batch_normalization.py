@@ -6,7 +6,7 @@ of the mean loss) and running statistics.  On one rank it is exactly
 BatchNormalization."""
 import numpy
 import pytest
-from _mn_model_testing import global_sum, numerical_grad_across
+from testhelpers.mn_model import global_sum, numerical_grad_across
 
 import cpuframe
 import cpuframe.functions as F

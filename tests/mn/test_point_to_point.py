@@ -4,7 +4,7 @@ objective computed across the ranks and against the same computation in
 one process."""
 import numpy
 import pytest
-from _mn_model_testing import global_sum, needs_ranks, numerical_grad_across
+from testhelpers.mn_model import global_sum, needs_ranks, numerical_grad_across
 
 import cpuframe
 import cpuframe.functions as F

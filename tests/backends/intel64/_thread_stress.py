@@ -22,7 +22,7 @@ import sys
 import threading
 
 import numpy
-from _routed_cases import CASES, normal, run_case
+from testhelpers.routed_cases import CASES, normal, run_case
 
 import cpuframe
 from cpuframe import functions as F

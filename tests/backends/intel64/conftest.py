@@ -4,19 +4,14 @@ Every test here needs the native module: they are skipped with the reason
 when it did not load (CI sets CPUFRAME_REQUIRE_NATIVE=1, which turns a
 missing module into an error instead).
 """
-import os
-import sys
 
 import numpy
 import pytest
+from testhelpers.intel64_layouts import Calls
 
 from cpuframe import Variable
 from cpuframe.backends import intel64
 from cpuframe.configuration import using_config
-
-# The parity tests import their shared helpers as a plain module from here.
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _intel64_layouts import Calls  # noqa: E402
 
 
 @pytest.fixture

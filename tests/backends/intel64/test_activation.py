@@ -7,7 +7,7 @@ Chainer's choice at the kink x == 0.
 """
 import numpy
 import pytest
-from _intel64_layouts import as_layout
+from testhelpers.intel64_layouts import as_layout
 
 import cpuframe
 import cpuframe.functions as F

@@ -7,7 +7,7 @@ oneDNN into each input's own layout.
 """
 import numpy
 import pytest
-from _intel64_layouts import as_layout
+from testhelpers.intel64_layouts import as_layout
 
 import cpuframe
 import cpuframe.functions as F

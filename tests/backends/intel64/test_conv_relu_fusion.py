@@ -8,7 +8,7 @@ hook, debug mode or a non-finite input keep relu separate.
 """
 import numpy
 import pytest
-from _intel64_layouts import conv_args
+from testhelpers.intel64_layouts import conv_args
 
 import cpuframe
 import cpuframe.functions as F

@@ -6,7 +6,7 @@ sizes, batch 1 and non-contiguous inputs.
 """
 import numpy
 import pytest
-from _intel64_layouts import conv_args
+from testhelpers.intel64_layouts import conv_args
 
 import cpuframe.functions as F
 from cpuframe import Variable

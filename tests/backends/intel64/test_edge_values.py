@@ -1,7 +1,7 @@
 """NaN, ±inf and huge values: every intel64 route gives the NumPy path's
 result, forward and every gradient (issue 11).
 
-Each routed op (the cases of ``_routed_cases``) runs under 'always' (on
+Each routed op (the cases of ``testhelpers.routed_cases``) runs under 'always' (on
 NumPy and on device arrays) and on the NumPy path with one special value
 written into one of its arrays (the input, a weight or a bias); NaNs and
 infinities must come out in the same places with the same signs, and the
@@ -9,7 +9,7 @@ finite values must agree.
 """
 import numpy
 import pytest
-from _routed_cases import CASES, run_case
+from testhelpers.routed_cases import CASES, run_case
 
 SPECIALS = {'nan': numpy.nan, 'inf': numpy.inf, '-inf': -numpy.inf,
             'huge': 1e30, 'near_max': 3e38}

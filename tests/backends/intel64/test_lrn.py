@@ -6,7 +6,7 @@ non-contiguous) and on mdarrays in plain, NHWC and blocked layouts.
 """
 import numpy
 import pytest
-from _intel64_layouts import as_layout
+from testhelpers.intel64_layouts import as_layout
 
 import cpuframe
 import cpuframe.functions as F

@@ -8,7 +8,7 @@ return_indices) fall back to NumPy.
 """
 import numpy
 import pytest
-from _intel64_layouts import as_layout
+from testhelpers.intel64_layouts import as_layout
 
 import cpuframe
 import cpuframe.functions as F

@@ -15,13 +15,19 @@ import pytest
 _SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                        '_thread_stress.py')
 _TIMEOUT = 240  # seconds; a run takes a few seconds on two cores
+# The script imports testhelpers from tests/.
+_TESTS = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    [_TESTS] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep)
+                if p]))
 
 
 def _stress(*args):
     try:
         done = subprocess.run(
             [sys.executable, '-X', 'faulthandler', _SCRIPT] + [str(a) for a in args],
-            capture_output=True, text=True, timeout=_TIMEOUT)
+            capture_output=True, text=True, timeout=_TIMEOUT, env=_ENV)
     except subprocess.TimeoutExpired as e:
         pytest.fail('threads hung ({} s): {}'.format(_TIMEOUT, e.stdout or ''))
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
