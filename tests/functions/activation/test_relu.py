@@ -1,3 +1,7 @@
+"""The intel64 parity tests of this op:
+tests/backends/intel64/test_activation.py, test_edge_values.py and
+test_conv_relu_fusion.py.
+"""
 import numpy
 import pytest
 

@@ -1,3 +1,5 @@
+"""The intel64 parity tests of this op: tests/backends/intel64/test_concat.py.
+"""
 import numpy
 import pytest
 

@@ -1,3 +1,7 @@
+"""The intel64 parity tests of this op:
+tests/backends/intel64/test_convolution.py, test_conv_relu_fusion.py and
+test_edge_values.py.
+"""
 import itertools
 
 import numpy

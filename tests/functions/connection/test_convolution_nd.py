@@ -1,3 +1,6 @@
+"""The intel64 parity tests of this op:
+tests/backends/intel64/test_convolution.py and test_edge_values.py.
+"""
 import itertools
 
 import numpy

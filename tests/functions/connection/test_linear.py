@@ -1,3 +1,7 @@
+"""The intel64 parity tests of this op:
+tests/backends/intel64/test_linear_relu_sum.py, test_grad_accumulation.py
+and test_edge_values.py.
+"""
 import numpy
 import pytest
 

@@ -1,3 +1,7 @@
+"""The intel64 parity tests of this op:
+tests/backends/intel64/test_softmax_cross_entropy.py, test_kernel_isa.py and
+test_edge_values.py.
+"""
 import importlib
 import types
 

@@ -1,3 +1,6 @@
+"""The intel64 parity tests of this op: tests/backends/intel64/test_rnn.py,
+test_grad_accumulation.py and test_kernel_isa.py.
+"""
 import math
 
 import numpy

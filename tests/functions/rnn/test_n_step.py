@@ -3,6 +3,9 @@
 The three families share one driver; every test runs over the cell kinds
 and directions.  Inputs are time-major (``xs[t]`` of shape ``(B_t, I)``),
 as in Chainer.
+
+The intel64 parity tests of this op: tests/backends/intel64/test_rnn.py and
+test_rnn_double_backprop.py.
 """
 import importlib.util
 import pathlib
