@@ -34,6 +34,12 @@ class FunctionNode:
     _retained_output_data = None
     _output_meta = None
     lazy_grad_sum = False
+    #: For a class with two routes (``forward`` and ``forward_intel64``): the
+    #: ``(input indexes, output indexes)`` its backward needs, declared once
+    #: for both; ``apply`` retains them whichever route runs, and neither
+    #: forward method calls ``retain_inputs``/``retain_outputs``. None (the
+    #: default, Chainer's way): the forward methods call those themselves.
+    retained_for_backward = None
     #: Set True by a node whose backward can write its input gradient over
     #: the output gradient it receives; the engine then says, per output, in
     #: ``donated_grad_outputs`` whether that may happen (see there).
@@ -130,8 +136,13 @@ class FunctionNode:
         for hook in hooks:
             hook.forward_preprocess(self, in_data)
 
-        self._input_indexes_to_retain = None
-        self._output_indexes_to_retain = None
+        declared = self.retained_for_backward
+        if declared is None:
+            self._input_indexes_to_retain = None
+            self._output_indexes_to_retain = None
+        else:
+            self._input_indexes_to_retain = tuple(declared[0]) or None
+            self._output_indexes_to_retain = tuple(declared[1]) or None
         outputs = self._forward_routed(in_data)
         if not isinstance(outputs, tuple):
             raise TypeError(

@@ -12,6 +12,9 @@ def _supported(arrays):
 
 
 class ELU(FunctionNode):
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0,), ())
+
     def __init__(self, alpha=1.0):
         self.alpha = float(alpha)
 
@@ -22,7 +25,6 @@ class ELU(FunctionNode):
     def forward(self, inputs):
         x, = inputs
         xp = backend.get_array_module(x)
-        self.retain_inputs((0,))
         # expm1 keeps precision for small negative x; evaluate it on
         # min(x, 0) so that large positive x does not overflow.
         neg = xp.expm1(xp.minimum(x, 0)) * x.dtype.type(self.alpha)
@@ -35,7 +37,6 @@ class ELU(FunctionNode):
         return intel64.auto_profitable('elu', inputs[0])
 
     def forward_intel64(self, inputs):
-        self.retain_inputs((0,))
         return intel64.native().elu_forward(inputs[0], self.alpha),
 
     def backward(self, indexes, grad_outputs):
@@ -45,6 +46,9 @@ class ELU(FunctionNode):
 
 class ELUGrad(FunctionNode):
     """``gx = gy * (1 if x >= 0 else alpha * exp(x))``."""
+
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1), ())
 
     def __init__(self, alpha):
         self.alpha = alpha
@@ -56,7 +60,6 @@ class ELUGrad(FunctionNode):
                           in_types[0].shape == in_types[1].shape)
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         x, gy = inputs
         xp = backend.get_array_module(x)
         slope = xp.exp(xp.minimum(x, 0)) * x.dtype.type(self.alpha)
@@ -69,7 +72,6 @@ class ELUGrad(FunctionNode):
         return intel64.auto_profitable('elu', inputs[0])
 
     def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1))
         x, gy = inputs
         return intel64.native().elu_backward(x, gy, self.alpha),
 

@@ -11,6 +11,9 @@ from cpuframe.variable import Variable
 
 
 class ReLU(FunctionNode):
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((), (0,))
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')
@@ -18,7 +21,6 @@ class ReLU(FunctionNode):
     def forward(self, inputs):
         x, = inputs
         xp = backend.get_array_module(x)
-        self.retain_outputs((0,))
         return utils.force_array(xp.maximum(x, 0, dtype=x.dtype), x.dtype),
 
     def intel64_supports(self, inputs):
@@ -30,7 +32,6 @@ class ReLU(FunctionNode):
     _claim = False  # set by relu(): the input is a temporary
 
     def forward_intel64(self, inputs):
-        self.retain_outputs((0,))
         x = inputs[0]
         # A convolution output nobody else can see, not computed yet: relu
         # becomes its post-op and the same tensor is the output (no hook

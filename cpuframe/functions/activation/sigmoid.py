@@ -12,13 +12,15 @@ def _supported(arrays):
 
 
 class Sigmoid(FunctionNode):
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((), (0,))
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')
 
     def forward(self, inputs):
         x, = inputs
-        self.retain_outputs((0,))
         xp = backend.get_array_module(x)
         # 1 / (1 + e^-x) written through tanh, which neither overflows for
         # large |x| nor loses precision near 0.
@@ -32,7 +34,6 @@ class Sigmoid(FunctionNode):
         return intel64.auto_profitable('sigmoid', inputs[0])
 
     def forward_intel64(self, inputs):
-        self.retain_outputs((0,))
         return intel64.native().sigmoid_forward(inputs[0]),
 
     def backward(self, indexes, grad_outputs):
@@ -43,6 +44,9 @@ class Sigmoid(FunctionNode):
 class SigmoidGrad(FunctionNode):
     """``gx = gy * y * (1 - y)`` from the output ``y`` of sigmoid."""
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1), ())
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('y', 'gy'))
         type_check.expect(in_types[0].dtype.kind == 'f',
@@ -50,7 +54,6 @@ class SigmoidGrad(FunctionNode):
                           in_types[0].shape == in_types[1].shape)
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         y, gy = inputs
         return utils.force_array(gy * y * (1 - y), y.dtype),
 
@@ -61,7 +64,6 @@ class SigmoidGrad(FunctionNode):
         return intel64.auto_profitable('sigmoid', inputs[0])
 
     def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1))
         y, gy = inputs
         return intel64.native().sigmoid_backward(y, gy),
 

@@ -12,13 +12,15 @@ def _supported(arrays):
 
 
 class Tanh(FunctionNode):
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((), (0,))
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')
 
     def forward(self, inputs):
         x, = inputs
-        self.retain_outputs((0,))
         return utils.force_array(
             backend.get_array_module(x).tanh(x), x.dtype),
 
@@ -29,7 +31,6 @@ class Tanh(FunctionNode):
         return intel64.auto_profitable('tanh', inputs[0])
 
     def forward_intel64(self, inputs):
-        self.retain_outputs((0,))
         return intel64.native().tanh_forward(inputs[0]),
 
     def backward(self, indexes, grad_outputs):
@@ -40,6 +41,9 @@ class Tanh(FunctionNode):
 class TanhGrad(FunctionNode):
     """``gx = gy * (1 - y ** 2)`` from the output ``y`` of tanh."""
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1), ())
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('y', 'gy'))
         type_check.expect(in_types[0].dtype.kind == 'f',
@@ -47,7 +51,6 @@ class TanhGrad(FunctionNode):
                           in_types[0].shape == in_types[1].shape)
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         y, gy = inputs
         return utils.force_array(gy * (1 - y * y), y.dtype),
 
@@ -58,7 +61,6 @@ class TanhGrad(FunctionNode):
         return intel64.auto_profitable('tanh', inputs[0])
 
     def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1))
         y, gy = inputs
         return intel64.native().tanh_backward(y, gy),
 

@@ -36,6 +36,9 @@ class ConvolutionND(FunctionNode):
     of deconvolution); Chainer's API takes a single bool.
     """
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1), ())
+
     _where = 'convolution_nd'
 
     def __init__(self, ndim, stride=1, pad=0, cover_all=False, dilate=1,
@@ -80,7 +83,6 @@ class ConvolutionND(FunctionNode):
             )
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         x, W = inputs[0], inputs[1]
         b = inputs[2] if len(inputs) == 3 else None
         return conv_forward(x, W, b, self.stride, self.pad, self.dilate,
@@ -102,7 +104,6 @@ class ConvolutionND(FunctionNode):
             'convolution', macs(x.shape, W.shape) // prod(self.stride))
 
     def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1))
         x, W = inputs[0], inputs[1]
         b = inputs[2] if len(inputs) == 3 else None
         ksize = W.shape[2:]
@@ -148,6 +149,9 @@ class ConvolutionNDGradW(FunctionNode):
     filter gradient.
     """
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1), ())
+
     def __init__(self, ndim, ksize, stride, pad, dilate, groups, cover_all,
                  w_dtype, with_bias=False, w_like=None):
         self.ndim = ndim
@@ -175,7 +179,6 @@ class ConvolutionNDGradW(FunctionNode):
         check_groups(gy_type.shape[1], self.groups, 'gy.shape[1]')
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         x, gy = inputs
         gW = conv_grad_weight(x, gy, self.ksize, self.stride, self.pad,
                                self.dilate, self.groups, self.cover_all,
@@ -205,7 +208,6 @@ class ConvolutionNDGradW(FunctionNode):
             prod(self.ksize) // prod(self.stride))
 
     def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1))
         x, gy = inputs
         w_shape = (gy.shape[1], x.shape[1] // self.groups) + self.ksize
         pad_r = onednn_pad_r(x.shape[2:], self.ksize, gy.shape[2:],

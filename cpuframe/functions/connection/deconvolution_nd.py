@@ -52,6 +52,9 @@ def _deconv_forward(x, W, b, stride, pad, dilate, groups, outsize):
 class DeconvolutionND(FunctionNode):
     """N-d deconvolution of ``x`` with ``W`` (and bias ``b``)."""
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1), ())
+
     _where = 'deconvolution_nd'
 
     def __init__(self, ndim, stride=1, pad=0, outsize=None, dilate=1,
@@ -110,7 +113,6 @@ class DeconvolutionND(FunctionNode):
             )
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         x, W = inputs[0], inputs[1]
         b = inputs[2] if len(inputs) == 3 else None
         outsize = self._outsize(x.shape[2:], W.shape[2:])
@@ -129,7 +131,6 @@ class DeconvolutionND(FunctionNode):
     def forward_intel64(self, inputs):
         # Deconvolution is the input gradient of the convolution from the
         # output (size outsize) to x, with the same filter.
-        self.retain_inputs((0, 1))
         x, W = inputs[0], inputs[1]
         b = inputs[2] if len(inputs) == 3 else None
         ksize = W.shape[2:]

@@ -31,6 +31,9 @@ def _grouped_filter(W):
 class DepthwiseConvolution2D(FunctionNode):
     """Depthwise convolution of ``x`` with ``W`` (and bias ``b``)."""
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1), ())
+
     _where = 'depthwise_convolution_2d'
 
     def __init__(self, stride=1, pad=0):
@@ -67,7 +70,6 @@ class DepthwiseConvolution2D(FunctionNode):
             )
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         x, W = inputs[0], inputs[1]
         b = inputs[2] if len(inputs) == 3 else None
         return conv_forward(x, _grouped_filter(W), b, self.stride, self.pad,
@@ -79,7 +81,6 @@ class DepthwiseConvolution2D(FunctionNode):
 
     def forward_intel64(self, inputs):
         # The grouped filter is a (small) rearranged copy of W per call.
-        self.retain_inputs((0, 1))
         x, W = inputs[0], inputs[1]
         b = inputs[2] if len(inputs) == 3 else None
         w = _grouped_filter(intel64.to_numpy(W))

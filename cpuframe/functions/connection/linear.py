@@ -32,6 +32,9 @@ def _matmul(a, b, dtype):
 class LinearFunction(FunctionNode):
     """``y = x W^T (+ b)`` for ``x`` ``(N, I)``, ``W`` ``(O, I)``, ``b`` ``(O,)``."""
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1), ())
+
     def check_type_forward(self, in_types):
         n_in = type_check.eval(in_types.size())
         type_check.argname(in_types, ('x', 'W') if n_in == 2 else
@@ -53,7 +56,6 @@ class LinearFunction(FunctionNode):
             )
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         x, W = inputs[0], inputs[1]
         y = _matmul(x, W.T, x.dtype)
         if len(inputs) == 3:
@@ -68,7 +70,6 @@ class LinearFunction(FunctionNode):
         return _profitable(x.shape[0], x.shape[1], W.shape[0])
 
     def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1))
         b = inputs[2] if len(inputs) == 3 else None
         return intel64.native().linear_forward(inputs[0], inputs[1], b),
 
@@ -124,6 +125,9 @@ def _accumulate_weight_grad(retained, gy, acc):
 class LinearGradData(FunctionNode):
     """``gx = gy W``: the input gradient of ``LinearFunction``."""
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1), ())
+
     def __init__(self, x_dtype):
         self.x_dtype = numpy.dtype(x_dtype)
 
@@ -136,7 +140,6 @@ class LinearGradData(FunctionNode):
             gy_type.shape[1] == w_type.shape[0])
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         W, gy = inputs
         return _matmul(gy, W, self.x_dtype),
 
@@ -149,7 +152,6 @@ class LinearGradData(FunctionNode):
         return _profitable(gy.shape[0], W.shape[0], W.shape[1])
 
     def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1))
         W, gy = inputs
         return intel64.native().linear_backward_data(gy, W),
 
@@ -173,6 +175,9 @@ class LinearGradWeight(FunctionNode):
     the gradient (so that the optimizer updates the pair in place).
     """
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1), ())
+
     def __init__(self, w_dtype, w_like=None):
         self.w_dtype = numpy.dtype(w_dtype)
         self.w_like = w_like
@@ -186,7 +191,6 @@ class LinearGradWeight(FunctionNode):
             x_type.shape[0] == gy_type.shape[0])
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         x, gy = inputs
         return _matmul(gy.T, x, self.w_dtype),
 
@@ -202,7 +206,6 @@ class LinearGradWeight(FunctionNode):
         return _profitable(x.shape[0], x.shape[1], gy.shape[1])
 
     def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1))
         x, gy = inputs
         gW, _ = intel64.native().linear_backward_weights(x, gy, False,
                                                          self.w_like)

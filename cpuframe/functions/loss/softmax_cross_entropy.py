@@ -251,6 +251,9 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
     loss can be differentiated any number of times.
     """
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1), ())
+
     def __init__(self, t, w, soft, reduce, coeff, y):
         self._t = t
         self._w = w
@@ -281,7 +284,6 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
 
     def forward_intel64(self, inputs):
         x, gloss = inputs
-        self.retain_inputs((0, 1))
         f = numpy.broadcast_to(numpy.asarray(self._factor(gloss)), (x.shape[0],))
         return intel64.native().softmax_cross_entropy_backward(
             x, self._lse, self._labels_i64,
@@ -289,7 +291,6 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
 
     def forward(self, inputs):
         x, gloss = inputs
-        self.retain_inputs((0, 1))
         xp = backend.get_array_module(x)
         if x.size == 0:
             return xp.zeros_like(x),

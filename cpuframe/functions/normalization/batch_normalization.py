@@ -179,6 +179,9 @@ class BatchNormalizationGrad(FunctionNode):
     Its own gradient is built of FunctionNodes (any order works).
     """
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1, 2), ())
+
     def __init__(self, axes, eps, mean, inv_std, intel64_ctx=None,
                  overwrite_gy=False, impl=None, forward_data=None, var=None):
         self.axes = axes
@@ -200,7 +203,6 @@ class BatchNormalizationGrad(FunctionNode):
         type_check.expect(in_types[0].shape == in_types[2].shape)
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1, 2))
         x, gamma, gy = inputs
         if self._impl is not None:
             return self._forward_impl(x, gamma, gy)
@@ -232,7 +234,6 @@ class BatchNormalizationGrad(FunctionNode):
         return self._intel64_ctx is not None and intel64.all_float32(inputs)
 
     def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1, 2))
         x, gamma, gy = inputs
         gx, ggamma, gbeta = intel64.native().batch_normalization_backward(
             x, gamma, gy, self._intel64_ctx, overwrite_gy=self.overwrite_gy)
@@ -459,6 +460,9 @@ class FixedBatchNormalization(FunctionNode):
     The gradient is built of FunctionNodes (any order works).
     """
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1, 3, 4), ())
+
     def __init__(self, eps=2e-5, axis=None):
         self.eps = eps
         self.axis = axis
@@ -480,7 +484,6 @@ class FixedBatchNormalization(FunctionNode):
         scale = (gamma.astype(dtype, copy=False) * inv_std).reshape(keep)
         y = (x - mean.astype(dtype, copy=False).reshape(keep)) * scale
         y += beta.astype(dtype, copy=False).reshape(keep)
-        self.retain_inputs((0, 1, 3, 4))
         return y.astype(x.dtype, copy=False),
 
     def intel64_supports(self, inputs):
@@ -494,7 +497,6 @@ class FixedBatchNormalization(FunctionNode):
         x, gamma, beta, mean, var = inputs
         self._axes = _normalize_axis(self.axis, x.ndim, gamma.ndim,
                                      self.label)
-        self.retain_inputs((0, 1, 3, 4))
         # On the device the output is computed when first read, so that a
         # relu consuming it first is fused into the primitive.
         return intel64.native().batch_normalization_inference(

@@ -57,6 +57,9 @@ class LocalResponseNormalizationGrad(FunctionNode):
 class LocalResponseNormalization(FunctionNode):
     """``y = x / (k + alpha * W(x ** 2)) ** beta`` across channels."""
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0,), (0,))
+
     def __init__(self, n=5, k=2, alpha=1e-4, beta=.75):
         if int(n) != n or n < 1:
             raise ValueError('{}: expected an int n >= 1, got {!r}'.format(
@@ -85,8 +88,6 @@ class LocalResponseNormalization(FunctionNode):
     def forward(self, inputs):
         x, = inputs
         self._compute_unit(x)
-        self.retain_inputs((0,))
-        self.retain_outputs((0,))
         return x * self.scale,
 
     def intel64_supports(self, inputs):
@@ -112,8 +113,6 @@ class LocalResponseNormalization(FunctionNode):
         y, self._intel64_ctx = intel64.native().lrn_forward(
             x, self.n, self.k, self.alpha, self.beta,
             bool(config.enable_backprop))
-        self.retain_inputs((0,))
-        self.retain_outputs((0,))
         return y,
 
     def backward(self, indexes, grad_outputs):

@@ -100,6 +100,9 @@ class MaxPoolingND(FunctionNode):
     retained input and output, so inference pays for the maximum alone.
     """
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0,), (0,))
+
     _grad_class = MaxPoolingNDGrad
     _with_indexes_class = MaxPoolingNDWithIndexes
 
@@ -184,8 +187,6 @@ class MaxPoolingND(FunctionNode):
             _onednn_pad_r(dims, self.ksize, self.stride, self.pad, out_dims),
             'max', bool(config.enable_backprop))
         self._intel64_on_device = intel64.any_native(inputs)
-        self.retain_inputs((0,))
-        self.retain_outputs((0,))
         return y,
 
     def _flat_indexes(self):

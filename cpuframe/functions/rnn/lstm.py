@@ -56,6 +56,9 @@ def _check_lstm_types(c_type, x_type):
 class LSTM(FunctionNode):
     """Inputs ``(c_prev, x)``, outputs ``(c, h)``."""
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1), ())
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('c', 'x'))
         _check_lstm_types(*in_types)
@@ -63,7 +66,6 @@ class LSTM(FunctionNode):
     def forward(self, inputs):
         c_prev, x = inputs
         xp = backend.get_array_module(c_prev, x)
-        self.retain_inputs((0, 1))
         batch = x.shape[0]
         a, i, f, o = _activations(xp, x)
         c_new = a * i + f * c_prev[:batch]
@@ -81,7 +83,6 @@ class LSTM(FunctionNode):
         return intel64.all_float32(inputs) and inputs[1].size > 0
 
     def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1))
         c, h = intel64.native().lstm_cell_forward(*inputs)
         return _native_outputs((c, h), self.intel64_on_device(inputs))
 
@@ -95,6 +96,9 @@ class LSTM(FunctionNode):
 class LSTMGrad(FunctionNode):
     """Inputs ``(c_prev, x, gc, gh)``, outputs ``(gc_prev, gx)``."""
 
+    # (inputs, outputs) backward keeps, whichever route runs
+    retained_for_backward = ((0, 1, 2, 3), ())
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('c_prev', 'x', 'gc', 'gh'))
         c_prev, x, gc, gh = in_types
@@ -107,7 +111,6 @@ class LSTMGrad(FunctionNode):
     def forward(self, inputs):
         c_prev, x, gc, gh = inputs
         xp = backend.get_array_module(*inputs)
-        self.retain_inputs((0, 1, 2, 3))
         batch = x.shape[0]
         a, i, f, o = _activations(xp, x)
         cp = c_prev[:batch]
@@ -126,7 +129,6 @@ class LSTMGrad(FunctionNode):
         return intel64.all_float32(inputs) and inputs[1].size > 0
 
     def forward_intel64(self, inputs):
-        self.retain_inputs((0, 1, 2, 3))
         gc_prev, gx = intel64.native().lstm_cell_backward(*inputs)
         return _native_outputs((gc_prev, gx), self.intel64_on_device(inputs))
 
