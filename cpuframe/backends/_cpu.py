@@ -4,7 +4,7 @@ import numpy
 from cpuframe.backends._base import Device
 
 
-def _to_numpy(array):
+def to_numpy(array):
     if isinstance(array, numpy.ndarray):
         return array
     if hasattr(array, 'get') and type(array).__module__.startswith('cupy'):
@@ -20,4 +20,4 @@ class CpuDevice(Device):
     supported_array_types = (numpy.ndarray, numpy.generic)
 
     def send_array(self, array):
-        return _to_numpy(array)
+        return to_numpy(array)

@@ -6,7 +6,7 @@ import warnings
 import numpy
 
 from cpuframe.backends._base import Device
-from cpuframe.backends._cpu import _to_numpy
+from cpuframe.backends._cpu import to_numpy
 
 try:
     import cupy
@@ -150,7 +150,7 @@ def to_cpu(array, stream=None):
         return type(array)(to_cpu(a) for a in array)
     if numpy.isscalar(array):
         return numpy.asarray(array)
-    return _to_numpy(array)
+    return to_numpy(array)
 
 
 def copy(array, out=None, out_device=None, stream=None):

@@ -8,7 +8,7 @@ from cpuframe.iterators._statemachine import IteratorState
 from cpuframe.iterators.order_samplers import ShuffleOrderSampler
 
 
-def _positive_int(value, cls, name):
+def positive_int(value, cls, name):
     try:
         value = operator.index(value)
     except TypeError:
@@ -20,7 +20,7 @@ def _positive_int(value, cls, name):
     return value
 
 
-class _StateIterator(iterator.Iterator):
+class StateIterator(iterator.Iterator):
     """An iterator whose position is an ``IteratorState``.
 
     Subclasses implement ``__next__`` on top of ``iterator_statemachine``.
@@ -34,7 +34,7 @@ class _StateIterator(iterator.Iterator):
     def __init__(self, dataset, batch_size, repeat, shuffle, order_sampler):
         cls = type(self).__name__
         self.dataset = dataset
-        self.batch_size = _positive_int(batch_size, cls, 'batch_size')
+        self.batch_size = positive_int(batch_size, cls, 'batch_size')
         self._repeat = bool(repeat)
         self._shuffle = shuffle
         if shuffle is not None:

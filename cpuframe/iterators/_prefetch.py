@@ -7,7 +7,7 @@ workers.  Up to ``n_prefetch`` planned batches are in flight.
 """
 import collections
 
-from cpuframe.iterators._base import _StateIterator
+from cpuframe.iterators._base import StateIterator
 from cpuframe.iterators._statemachine import iterator_statemachine
 
 # state: the iterator state after the batch; handle: the workers' job
@@ -17,7 +17,7 @@ _Planned = collections.namedtuple(
     '_Planned', ('state', 'handle', 'sampler_state'))
 
 
-class _PrefetchIterator(_StateIterator):
+class PrefetchIterator(StateIterator):
     """Subclasses implement ``_submit(indices)`` (start fetching, return a
     handle), ``_collect(handle)`` (the list of examples), ``_cancel(handle)``
     and ``_shutdown()``."""

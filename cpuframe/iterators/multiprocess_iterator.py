@@ -7,8 +7,8 @@ import warnings
 from concurrent import futures
 from concurrent.futures import process
 
-from cpuframe.iterators._base import _positive_int
-from cpuframe.iterators._prefetch import _PrefetchIterator
+from cpuframe.iterators._base import positive_int
+from cpuframe.iterators._prefetch import PrefetchIterator
 
 # The dataset of this worker process (set by the pool's initializer).
 _worker_dataset = None
@@ -23,7 +23,7 @@ def _worker_fetch(indices):
     return [_worker_dataset[index] for index in indices]
 
 
-class MultiprocessIterator(_PrefetchIterator):
+class MultiprocessIterator(PrefetchIterator):
     """Dataset iterator that loads examples with a pool of processes.
 
     It yields exactly the batches ``SerialIterator`` would (same order,
@@ -65,7 +65,7 @@ class MultiprocessIterator(_PrefetchIterator):
         super().__init__(dataset, batch_size, repeat, shuffle, order_sampler)
         cls = 'MultiprocessIterator'
         self.n_processes = multiprocessing.cpu_count() \
-            if n_processes is None else _positive_int(
+            if n_processes is None else positive_int(
                 n_processes, cls, 'n_processes')
         self.n_prefetch = max(operator.index(n_prefetch), 1)
         if shared_mem is not None and operator.index(shared_mem) < 0:
@@ -77,7 +77,7 @@ class MultiprocessIterator(_PrefetchIterator):
                              'got {}'.format(cls, dataset_timeout))
         self.dataset_timeout = dataset_timeout
         if maxtasksperchild is not None:
-            maxtasksperchild = _positive_int(
+            maxtasksperchild = positive_int(
                 maxtasksperchild, cls, 'maxtasksperchild')
             if sys.version_info < (3, 11):
                 raise ValueError(

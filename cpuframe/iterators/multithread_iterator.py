@@ -2,11 +2,11 @@
 threads while the current batch is used."""
 from concurrent import futures
 
-from cpuframe.iterators._base import _positive_int
-from cpuframe.iterators._prefetch import _PrefetchIterator
+from cpuframe.iterators._base import positive_int
+from cpuframe.iterators._prefetch import PrefetchIterator
 
 
-class MultithreadIterator(_PrefetchIterator):
+class MultithreadIterator(PrefetchIterator):
     """Dataset iterator that loads examples with a pool of threads.
 
     It yields exactly the batches ``SerialIterator`` would (same order,
@@ -30,7 +30,7 @@ class MultithreadIterator(_PrefetchIterator):
     def __init__(self, dataset, batch_size, repeat=True, shuffle=None,
                  n_threads=1, order_sampler=None):
         super().__init__(dataset, batch_size, repeat, shuffle, order_sampler)
-        self.n_threads = _positive_int(
+        self.n_threads = positive_int(
             n_threads, 'MultithreadIterator', 'n_threads')
         self._executor = None
         self._init_prefetch()

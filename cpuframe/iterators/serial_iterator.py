@@ -1,10 +1,10 @@
 """``SerialIterator``: reads the examples of each batch in the calling
 thread."""
-from cpuframe.iterators._base import _StateIterator
+from cpuframe.iterators._base import StateIterator
 from cpuframe.iterators._statemachine import iterator_statemachine
 
 
-class SerialIterator(_StateIterator):
+class SerialIterator(StateIterator):
     """Dataset iterator that reads the examples one by one in the main
     thread.
 

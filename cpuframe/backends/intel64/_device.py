@@ -5,7 +5,7 @@ import sys
 import numpy
 
 from cpuframe.backends._base import Device
-from cpuframe.backends._cpu import _to_numpy
+from cpuframe.backends._cpu import to_numpy
 
 _pkg = sys.modules[__package__]  # the package: mdarray and the loaded module live there
 
@@ -31,7 +31,7 @@ class Intel64Device(Device):
     def send_array(self, array):
         if _pkg.is_native_array(array):
             return array
-        array = _to_numpy(array)
+        array = to_numpy(array)
         if isinstance(array, numpy.ndarray) and \
                 array.dtype == numpy.float32 and 1 <= array.ndim <= 12:
             return _pkg.mdarray.from_numpy(array)
