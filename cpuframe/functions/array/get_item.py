@@ -81,8 +81,8 @@ class GetItemGrad(FunctionNode):
         xp = backend.get_array_module(gy)
         gx = xp.zeros(self._in_shape, dtype=gy.dtype)
         if _is_advanced(self.slices):
-            from cpuframe.functions.array.scatter_add import _add_at
-            _add_at(gx, self.slices, gy)
+            from cpuframe.functions.array._indexing import add_at
+            add_at(gx, self.slices, gy)
         else:
             gx[self.slices] = gy
         return gx,

@@ -87,7 +87,7 @@ class PadGrad(FunctionNode):
 
     def forward(self, inputs):
         gy, = inputs
-        from cpuframe.functions.array.scatter_add import _add_at
+        from cpuframe.functions.array._indexing import add_at
         xp = backend.get_array_module(gy)
         size = utils.size_of_shape(self._in_shape)
         # Padding the flat positions of x tells where each output came from.
@@ -95,7 +95,7 @@ class PadGrad(FunctionNode):
                         _as_pad_arg(self._pad), mode=self.mode,
                         **self.keywords)
         gx = xp.zeros(size, dtype=gy.dtype)
-        _add_at(gx, source.ravel(), gy.ravel())
+        add_at(gx, source.ravel(), gy.ravel())
         return gx.reshape(self._in_shape),
 
     def backward(self, indexes, grad_outputs):

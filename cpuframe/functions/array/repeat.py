@@ -90,10 +90,10 @@ class RepeatGrad(FunctionNode):
             split = gy.shape[:axis] + (n, r) + gy.shape[axis + 1:]
             gx = gy.reshape(split).sum(axis=axis + 1)
         else:
-            from cpuframe.functions.array.scatter_add import _add_at
+            from cpuframe.functions.array._indexing import add_at
             owner = xp.repeat(xp.arange(n), list(self.repeats))
             gx = xp.zeros(shape, dtype=gy.dtype)
-            _add_at(gx, (slice(None),) * axis + (owner,), gy)
+            add_at(gx, (slice(None),) * axis + (owner,), gy)
         return gx.reshape(self._in_shape).astype(gy.dtype, copy=False),
 
     def backward(self, indexes, grad_outputs):

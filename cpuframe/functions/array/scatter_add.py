@@ -3,23 +3,8 @@ import numpy
 
 from cpuframe import backend
 from cpuframe.function_node import FunctionNode
+from cpuframe.functions.array._indexing import add_at
 from cpuframe.utils import type_check
-
-
-def _add_at(a, slices, b):
-    """``a[slices] += b`` in place, adding every repeat of an index.
-
-    ``numpy.add.at`` on NumPy; on CuPy, ``cupy.add.at`` where the version
-    has it and ``cupyx.scatter_add`` otherwise.
-    """
-    xp = backend.get_array_module(a)
-    if xp is numpy:
-        numpy.add.at(a, slices, b)
-    elif hasattr(xp.add, 'at'):
-        xp.add.at(a, slices, b)
-    else:
-        import cupyx
-        cupyx.scatter_add(a, slices, b)
 
 
 def _indexed_shape(shape, slices):
@@ -70,7 +55,7 @@ class ScatterAdd(FunctionNode):
         a, b = inputs
         self._b_shape = b.shape
         y = a.copy()
-        _add_at(y, self.slices, b)
+        add_at(y, self.slices, b)
         return y,
 
     def backward(self, indexes, grad_outputs):

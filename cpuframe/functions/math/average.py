@@ -1,6 +1,6 @@
 """(Weighted) average over axes."""
 from cpuframe import utils
-from cpuframe.functions.math.sum import _normalize_axis
+from cpuframe.functions.math._reduction import normalize_axis
 from cpuframe.variable import as_variable
 
 
@@ -25,7 +25,7 @@ def average(x, axis=None, weights=None, keepdims=False):
     if x.dtype.kind != 'f':
         raise TypeError('average: x must be a float array, got dtype '
                         '{}'.format(x.dtype))
-    ax = _normalize_axis(axis, x.ndim, 'average')
+    ax = normalize_axis(axis, x.ndim, 'average')
     if weights is None:
         count = x.size if ax is None else utils.size_of_shape(
             [x.shape[a] for a in ax])

@@ -1,7 +1,7 @@
 """Log of the sum of exponentials, computed stably."""
 from cpuframe import backend, utils
 from cpuframe.function_node import FunctionNode
-from cpuframe.functions.math.sum import _expand_back, _normalize_axis
+from cpuframe.functions.math._reduction import expand_back, normalize_axis
 from cpuframe.utils import type_check
 
 
@@ -15,13 +15,13 @@ class LogSumExp(FunctionNode):
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')
-        _normalize_axis(self.axis, type_check.eval(in_types[0].ndim),
+        normalize_axis(self.axis, type_check.eval(in_types[0].ndim),
                         'logsumexp')
 
     def forward(self, inputs):
         x, = inputs
         xp = backend.get_array_module(x)
-        self._axis = _normalize_axis(self.axis, x.ndim, 'logsumexp')
+        self._axis = normalize_axis(self.axis, x.ndim, 'logsumexp')
         self._in_shape = x.shape
         self.retain_inputs((0,))
         self.retain_outputs((0,))
@@ -38,8 +38,8 @@ class LogSumExp(FunctionNode):
         from cpuframe.functions.math.exponential import exp
         x, = self.get_retained_inputs()
         y, = self.get_retained_outputs()
-        yb = _expand_back(y, self._in_shape, self._axis, False)
-        gb = _expand_back(grad_outputs[0], self._in_shape, self._axis, False)
+        yb = expand_back(y, self._in_shape, self._axis, False)
+        gb = expand_back(grad_outputs[0], self._in_shape, self._axis, False)
         return gb * exp(x - yb),
 
 

@@ -3,7 +3,7 @@ import numpy
 
 from cpuframe import backend, utils
 from cpuframe.function_node import FunctionNode
-from cpuframe.functions.math.sum import _expand_back, _normalize_axis
+from cpuframe.functions.math._reduction import expand_back, normalize_axis
 from cpuframe.utils import type_check
 
 
@@ -24,12 +24,12 @@ class _SelectorBase(FunctionNode):
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')
-        _normalize_axis(self.axis, type_check.eval(in_types[0].ndim),
+        normalize_axis(self.axis, type_check.eval(in_types[0].ndim),
                         self._name)
 
     def forward(self, inputs):
         x, = inputs
-        self._axis = _normalize_axis(self.axis, x.ndim, self._name)
+        self._axis = normalize_axis(self.axis, x.ndim, self._name)
         self.retain_inputs((0,))
         self.retain_outputs((0,))
         y = getattr(x, self._reduce)(axis=self._axis, keepdims=self.keepdims)
@@ -47,7 +47,7 @@ class _SelectorBase(FunctionNode):
         # Every entry equal to the extremum gets the full gradient (Chainer's
         # rule); the mask is a constant, so this is linear in gy.
         mask = (x.array == y_kept).astype(x.dtype)
-        gy = _expand_back(grad_outputs[0], x.shape, self._axis,
+        gy = expand_back(grad_outputs[0], x.shape, self._axis,
                           self.keepdims)
         return gy * mask,
 

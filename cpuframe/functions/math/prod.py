@@ -1,7 +1,7 @@
 """Product of elements over axes."""
 from cpuframe import backend, utils
 from cpuframe.function_node import FunctionNode
-from cpuframe.functions.math.sum import _expand_back, _normalize_axis
+from cpuframe.functions.math._reduction import expand_back, normalize_axis
 from cpuframe.utils import type_check
 
 
@@ -57,11 +57,11 @@ class Prod(FunctionNode):
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')
-        _normalize_axis(self.axis, type_check.eval(in_types[0].ndim), 'prod')
+        normalize_axis(self.axis, type_check.eval(in_types[0].ndim), 'prod')
 
     def forward(self, inputs):
         x, = inputs
-        self._axis = _normalize_axis(self.axis, x.ndim, 'prod')
+        self._axis = normalize_axis(self.axis, x.ndim, 'prod')
         self._in_shape = x.shape
         self.retain_inputs((0,))
         return utils.force_array(
@@ -77,7 +77,7 @@ class Prod(FunctionNode):
         perm = axis + rest
         xt = transpose(x, perm)
         n = utils.size_of_shape([self._in_shape[a] for a in axis])
-        gy = _expand_back(grad_outputs[0], self._in_shape, self._axis,
+        gy = expand_back(grad_outputs[0], self._in_shape, self._axis,
                           self.keepdims)
         if n == 0 or x.size == 0:
             return gy * 0,

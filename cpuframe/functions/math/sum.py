@@ -1,38 +1,8 @@
 """Sums and means over axes."""
 from cpuframe import utils
 from cpuframe.function_node import FunctionNode
+from cpuframe.functions.math._reduction import expand_back, normalize_axis
 from cpuframe.utils import type_check
-
-
-def _normalize_axis(axis, ndim, where):
-    if axis is None:
-        return None
-    if isinstance(axis, int):
-        axis = (axis,)
-    out = []
-    for a in axis:
-        if not -ndim <= a < ndim:
-            raise type_check.InvalidType(
-                '-x.ndim <= axis < x.ndim for every axis',
-                '{}: axis {} with x.ndim = {}'.format(where, a, ndim))
-        out.append(a % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError('{}: duplicate axes in {}'.format(where, axis))
-    return tuple(sorted(out))
-
-
-def _expand_back(gy, x_shape, axis, keepdims):
-    """Reshape a reduced gradient so it broadcasts back to ``x_shape``."""
-    from cpuframe.functions.array.broadcast import broadcast_to
-    from cpuframe.functions.array.reshape import reshape
-    if not keepdims and axis is not None:
-        shape = list(x_shape)
-        for a in axis:
-            shape[a] = 1
-        gy = reshape(gy, tuple(shape))
-    elif not keepdims:
-        gy = reshape(gy, (1,) * len(x_shape))
-    return broadcast_to(gy, x_shape)
 
 
 class Sum(FunctionNode):
@@ -43,18 +13,18 @@ class Sum(FunctionNode):
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')
-        self._axis = _normalize_axis(
+        self._axis = normalize_axis(
             self.axis, type_check.eval(in_types[0].ndim), 'sum')
 
     def forward(self, inputs):
         x, = inputs
-        self._axis = _normalize_axis(self.axis, x.ndim, 'sum')
+        self._axis = normalize_axis(self.axis, x.ndim, 'sum')
         self._in_shape = x.shape
         return utils.force_array(
             x.sum(axis=self._axis, keepdims=self.keepdims), x.dtype),
 
     def backward(self, indexes, grad_outputs):
-        return _expand_back(grad_outputs[0], self._in_shape, self._axis,
+        return expand_back(grad_outputs[0], self._in_shape, self._axis,
                             self.keepdims),
 
 
@@ -77,13 +47,11 @@ def mean(x, axis=None, weights=None, keepdims=False):
         shape[ax] = x.shape[ax]
         w = broadcast_to(reshape(weights, tuple(shape)), x.shape)
         return sum(x * w, axis=axis, keepdims=keepdims) / sum(weights)
-    ax = _normalize_axis(axis, x.ndim, 'mean')
+    ax = normalize_axis(axis, x.ndim, 'mean')
     count = x.size if ax is None else utils.size_of_shape(
         [x.shape[a] for a in ax])
     return sum(x, axis=axis, keepdims=keepdims) * (
         1.0 / count if count else float("nan"))
-
-
 
 
 # Chainer defines F.sum_to in this module.

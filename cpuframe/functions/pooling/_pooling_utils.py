@@ -198,8 +198,8 @@ class Windows:
         xp = backend.get_array_module(y)
         buf = self.zeros_buffer(xp, y.shape[:2], y.dtype)
         if self.overlapping:
-            from cpuframe.functions.array.scatter_add import _add_at
-            _add_at(buf.reshape(-1), flat.reshape(-1), y.reshape(-1))
+            from cpuframe.functions.array._indexing import add_at
+            add_at(buf.reshape(-1), flat.reshape(-1), y.reshape(-1))
         else:
             # Disjoint windows: every position is written at most once.
             buf.reshape(-1)[flat.reshape(-1)] = y.reshape(-1)
