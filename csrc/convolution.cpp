@@ -24,6 +24,7 @@
 #include <pybind11/stl.h>
 
 #include "array_utils.hpp"
+#include "deferred.hpp"
 #include "engine.hpp"
 #include "ops.hpp"
 #include "primitive_cache.hpp"

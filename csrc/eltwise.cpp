@@ -18,6 +18,7 @@
 #include <pybind11/pybind11.h>
 
 #include "array_utils.hpp"
+#include "deferred.hpp"
 #include "engine.hpp"
 #include "ops.hpp"
 #include "primitive_cache.hpp"

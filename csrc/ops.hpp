@@ -6,6 +6,7 @@
 namespace cpuframe {
 
 void register_tensor(pybind11::module_& m);
+void register_deferred(pybind11::module_& m);
 void register_eltwise(pybind11::module_& m);
 void register_convolution(pybind11::module_& m);
 void register_inner_product(pybind11::module_& m);

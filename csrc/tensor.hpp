@@ -43,33 +43,9 @@ class Tensor;
 using TensorPtr = std::shared_ptr<Tensor>;
 using Shape = std::vector<std::int64_t>;
 
-// A computation of a Tensor's values deferred until they are first read, so
-// that the op consuming them may still fold itself in (a convolution output
-// that relu turns into a convolution with a relu post-op). run(relu) writes
-// the values; relu_fusable says whether run can apply relu as part of it.
-struct PendingValues {
-    std::function<void(bool relu)> run;
-    // Whether run(true) gives exactly relu of run(false)'s values here (a
-    // relu post-op turns NaN into 0, so a convolution answers false when an
-    // input holds a NaN or an infinity); unset: never.
-    std::function<bool()> relu_fusable;
-    bool relu = false;
-};
-
-// Whether n floats hold neither a NaN nor an infinity (any GIL state).
-bool all_finite(const float* p, std::int64_t n);
-// Whether low <= p[i] <= high for all n floats (false at a NaN; any GIL state).
-bool all_within(const float* p, std::int64_t n, float low, float high);
-// y = x where x > 0 or x is NaN, else 0 (the NumPy path's relu), over n
-// floats, OpenMP-parallel; y may be x; any GIL state.
-void relu_values(const float* x, float* y, std::int64_t n);
-
-// Counts for tests and benchmarks: tensors deferred, relus folded into a
-// deferred computation, and how those ran (oneDNN post-op or a loop after).
-struct DeferredCounters {
-    std::atomic<std::uint64_t> deferred{0}, fused_relu{0}, relu_postop{0}, relu_loop{0};
-};
-DeferredCounters& deferred_counters();
+// A Tensor's deferred values (deferred.hpp: PendingValues, defer_primitive,
+// settle_all_pending, and the contract of deferral and relu fusion).
+struct PendingValues;
 
 class Tensor : public std::enable_shared_from_this<Tensor> {
 public:
@@ -102,16 +78,13 @@ public:
         return data_;
     }
 
-    // Deferred values (see PendingValues): set by an op that returns this
-    // tensor before computing it; computed by settle(), which every access
-    // to the buffer calls first.
+    // Deferred values (the contract is at the top of deferred.hpp, where
+    // these members are defined): set by an op that returns this tensor
+    // before computing it; computed by settle(), which every access to the
+    // buffer calls first.
     // The tensor must be owned by a TensorPtr; it is registered so that
     // settle_all_pending() finds it. The computation must keep its inputs'
     // buffers (owner()) alive, not only their Tensors.
-    // Threads: any thread may settle any tensor (settle_all_pending settles
-    // those of other threads too) while its owner reads it or folds relu
-    // in; the deferred state is guarded by a lock of the tensor's own, and
-    // the values are computed exactly once.
     void defer(std::shared_ptr<PendingValues> pending);
     bool is_pending() const { return has_pending_.load(std::memory_order_acquire); }
     void settle() const {
@@ -171,22 +144,6 @@ private:
 
     friend py::array raw_view(const TensorPtr& t);
 };
-
-// Defers y = primitive(args) (y is args' DNNL_ARG_DST) until y is first
-// read; relu may then be folded in: make_fused() gives the primitive with a
-// relu post-op on the same memories (or an empty one: plain run, then a
-// NaN-keeping relu loop). Folding is declined while an input holds a NaN or
-// an infinity (a post-op relu turns NaN into 0). inputs: the Tensors args
-// read (their buffers are kept alive until then). fn names errors.
-void defer_primitive(const TensorPtr& y, const dnnl::primitive& primitive,
-                     const std::unordered_map<int, memory>& args,
-                     const std::vector<TensorPtr>& inputs, const char* fn,
-                     std::function<dnnl::primitive()> make_fused);
-
-// Computes the deferred values of every tensor that has some. Called before
-// anything writes into an existing buffer from Python (raw_view, copy_from):
-// a deferred computation then never sees inputs changed after its op ran.
-void settle_all_pending();
 
 // -- helpers for the op files -------------------------------------------------
 
