@@ -156,5 +156,6 @@ PYBIND11_MODULE(_dnnl, m) {
     cpuframe::register_concat(m);
     cpuframe::register_activation(m);
     cpuframe::register_rnn(m);
+    cpuframe::register_lstm_cell(m);
     cpuframe::register_softmax_xent(m);
 }

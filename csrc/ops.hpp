@@ -19,6 +19,8 @@ void register_concat(pybind11::module_& m);
 void register_activation(pybind11::module_& m);
 // Recurrent layers (issue 6).
 void register_rnn(pybind11::module_& m);
+// F.lstm's cell and L.LSTM's fused step (lstm_cell.cpp).
+void register_lstm_cell(pybind11::module_& m);
 void register_softmax_xent(pybind11::module_& m);
 
 }  // namespace cpuframe
