@@ -11,211 +11,12 @@
 #include <string>
 #include <mutex>
 
-#include <sys/mman.h>
-
 #include "array_utils.hpp"
 #include "deferred.hpp"
 #include "engine.hpp"
 #include "primitive_cache.hpp"
 
 namespace cpuframe {
-
-// -- buffer pool ------------------------------------------------------------------
-
-std::size_t BufferPool::round(std::size_t bytes) {
-    bytes = std::max<std::size_t>(bytes, 1);
-    const std::size_t unit = bytes >= kHugeMin ? kHuge : bytes >= kPooledMin ? kPage : 64;
-    return (bytes + unit - 1) / unit * unit;
-}
-
-void* BufferPool::fresh(std::size_t rounded) {
-    if (rounded < kPooledMin) return std::aligned_alloc(64, rounded);
-    // Pooled sizes are mapped directly, so that a buffer the pool lets go of
-    // is returned to the system at once (glibc would keep freed blocks below
-    // its mmap threshold in the heap, out of the pool's reach: peak memory).
-    const std::size_t align = rounded >= kHugeMin ? kHuge : kPage;
-    const std::size_t len = rounded + (align > kPage ? align : 0);
-    void* raw = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) return nullptr;
-    const auto base = reinterpret_cast<std::uintptr_t>(raw);
-    const std::uintptr_t start = (base + align - 1) / align * align;
-    const std::size_t head = start - base, tail = len - head - rounded;
-    if (head) munmap(raw, head);
-    if (tail) munmap(reinterpret_cast<void*>(start + rounded), tail);
-    void* p = reinterpret_cast<void*>(start);
-    // 2 MiB aligned and advised as huge pages: one fault per 2 MiB on first
-    // touch instead of 512, and fewer TLB misses in the kernels.
-    if (align == kHuge) madvise(p, rounded, MADV_HUGEPAGE);
-    return p;
-}
-
-void BufferPool::dispose(void* p, std::size_t rounded) {
-    if (rounded < kPooledMin) {
-        std::free(p);
-    } else {
-        munmap(p, rounded);
-    }
-}
-
-void* BufferPool::take(std::size_t& rounded) {
-    if (rounded < kPooledMin) return nullptr;
-    std::lock_guard<std::mutex> lock(mutex_);
-    const bool huge = rounded >= kHugeMin;
-    // The exact size, else the smallest cached buffer up to twice as large
-    // (its pages are resident already: no page faults), or for huge buffers
-    // up to 1/8 larger (the excess of a much larger one is wasted while in
-    // use, and adds up to a higher peak when many are in use at once).
-    auto it = free_.lower_bound(rounded);
-    while (it != free_.end() && it->second.empty()) ++it;
-    const std::size_t slack = huge && bound_ ? rounded / kSlackDiv : rounded;
-    if (it == free_.end() || it->first > rounded + slack) {
-        ++misses_;
-        // A fresh huge buffer comes next. Cached huge buffers give way
-        // (largest first) so that the huge bytes in use plus cached stay
-        // within the most ever in use at once: those buffers are most of
-        // the memory of a training step, and the pool must not raise its
-        // peak. (Smaller ones are cached freely: re-faulting them page by
-        // page each step would cost more time than they take memory.)
-        const std::size_t after = live_huge_ + cached_huge_ + rounded;
-        const std::size_t allowed = high_water_ + high_water_ / kHeadroomDiv;
-        if (huge && bound_ && after > allowed) evict_locked(after - allowed);
-        return nullptr;
-    }
-    void* p = it->second.back();
-    it->second.pop_back();
-    rounded = it->first;
-    cached_ -= rounded;
-    if (rounded >= kHugeMin) cached_huge_ -= rounded;
-    ++hits_;
-    return p;
-}
-
-void BufferPool::give(void* p, std::size_t rounded) {
-    if (rounded >= kPooledMin) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (cached_ + rounded <= limit_) {
-            free_[rounded].push_back(p);
-            cached_ += rounded;
-            if (rounded >= kHugeMin) cached_huge_ += rounded;
-            return;
-        }
-    }
-    dispose(p, rounded);
-}
-
-void BufferPool::set_limit(std::size_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    limit_ = bytes;
-    trim_locked();
-}
-
-void BufferPool::release() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const std::size_t keep = limit_;
-    limit_ = 0;
-    trim_locked();
-    limit_ = keep;
-    high_water_ = live_huge_;
-}
-
-void BufferPool::trim_locked() {
-    // Largest buffers first: they free the most with the fewest calls.
-    for (auto it = free_.rbegin(); it != free_.rend() && cached_ > limit_; ++it) {
-        while (!it->second.empty() && cached_ > limit_) {
-            dispose(it->second.back(), it->first);
-            it->second.pop_back();
-            cached_ -= it->first;
-            if (it->first >= kHugeMin) cached_huge_ -= it->first;
-        }
-    }
-}
-
-void BufferPool::evict_locked(std::size_t bytes) {
-    std::size_t freed = 0;
-    while (freed < bytes && cached_huge_ > 0) {
-        // The largest first: of the orders tried (least recently given back,
-        // best fit, largest) it maps the fewest fresh pages per training step.
-        auto victim = free_.end();
-        for (auto it = free_.lower_bound(kHugeMin); it != free_.end(); ++it) {
-            if (!it->second.empty()) victim = it;
-        }
-        if (victim == free_.end()) break;
-        dispose(victim->second.back(), victim->first);
-        victim->second.pop_back();
-        cached_ -= victim->first;
-        cached_huge_ -= victim->first;
-        freed += victim->first;
-    }
-}
-
-BufferPool::Stats BufferPool::stats() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::size_t buffers = 0;
-    for (const auto& kv : free_) buffers += kv.second.size();
-    return {cached_, buffers, limit_, hits_, misses_, live_.load(), peak_live_.load(), bound_};
-}
-
-void BufferPool::reset_peak() { peak_live_.store(live_.load()); }
-
-void BufferPool::set_peak_bound(bool on) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    bound_ = on;
-    high_water_ = std::max(high_water_, live_huge_ + cached_huge_);
-}
-
-void BufferPool::note_alloc(std::size_t rounded) {
-    const std::size_t now = live_.fetch_add(rounded) + rounded;
-    std::size_t peak = peak_live_.load();
-    while (now > peak && !peak_live_.compare_exchange_weak(peak, now)) {
-    }
-    if (rounded >= kHugeMin) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        live_huge_ += rounded;
-        high_water_ = std::max(high_water_, live_huge_);
-    }
-}
-
-void BufferPool::note_free(std::size_t rounded) {
-    live_.fetch_sub(rounded);
-    if (rounded >= kHugeMin) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        live_huge_ -= rounded;
-    }
-}
-
-BufferPool& buffer_pool() {
-    // Never destroyed: Tensors released at interpreter exit still return
-    // their buffers here.
-    static BufferPool* pool = [] {
-        auto* p = new BufferPool();
-        if (const char* env = std::getenv("CPUFRAME_TENSOR_POOL_MB")) {
-            char* end = nullptr;
-            const unsigned long long mb = std::strtoull(env, &end, 10);
-            if (end != env) p->set_limit(static_cast<std::size_t>(mb) << 20);
-        }
-        if (const char* env = std::getenv("CPUFRAME_TENSOR_POOL_BOUND")) {
-            p->set_peak_bound(std::string(env) != "0");
-        }
-        return p;
-    }();
-    return *pool;
-}
-
-std::shared_ptr<void> pooled_buffer(std::size_t bytes) {
-    BufferPool& pool = buffer_pool();
-    std::size_t rounded = BufferPool::round(bytes);
-    void* p = pool.take(rounded);  // may hand out a larger buffer (rounded updated)
-    if (!p) {
-        p = BufferPool::fresh(rounded);
-        if (!p) throw std::bad_alloc();
-    }
-    pool.note_alloc(rounded);
-    return std::shared_ptr<void>(p, [rounded](void* q) {
-        BufferPool& owner = buffer_pool();
-        owner.note_free(rounded);
-        owner.give(q, rounded);
-    });
-}
 
 namespace {
 
@@ -250,6 +51,8 @@ std::string type_name(const py::handle& obj) {
     return py::str(py::type::handle_of(obj).attr("__name__"));
 }
 
+}  // namespace
+
 py::dtype numpy_dtype(memory::data_type dt) {
     switch (dt) {
         case memory::data_type::f32: return py::dtype("float32");
@@ -261,18 +64,13 @@ py::dtype numpy_dtype(memory::data_type dt) {
     }
 }
 
+namespace {
+
 memory::dims dense_strides(const memory::dims& dims) {
     memory::dims strides(dims.size(), 1);
     for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i)
         strides[i] = strides[i + 1] * std::max<memory::dim>(dims[i + 1], 1);
     return strides;
-}
-
-void check_same_shape(const char* fn, const Tensor& a, const Tensor& b) {
-    if (a.shape() != b.shape()) {
-        throw py::value_error(std::string(fn) + ": expected tensors of the same shape, got " +
-                              shape_str(a.shape()) + " and " + shape_str(b.shape()));
-    }
 }
 
 }  // namespace
@@ -755,175 +553,6 @@ void reorder_memory(const memory& src, const memory& dst) {
     c.count.fetch_add(1, std::memory_order_relaxed);
     c.bytes.fetch_add(dst_md.get_size(), std::memory_order_relaxed);
     execute(r, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
-}
-
-// -- Python binding -------------------------------------------------------------
-
-namespace {
-
-py::tuple shape_tuple(const Tensor& t) {
-    py::tuple s(t.shape().size());
-    for (std::size_t i = 0; i < t.shape().size(); ++i) s[i] = t.shape()[i];
-    return s;
-}
-
-template <class Body>
-auto guarded(const char* fn, const Tensor& t, Body&& body) {
-    return guard_dnnl(fn, [&] { return "tensor " + shape_str(t.shape()) + " " + t.format(); },
-                      std::forward<Body>(body));
-}
-
-}  // namespace
-
-void register_tensor(py::module_& m) {
-    py::class_<Tensor, TensorPtr> cls(m, "Tensor", R"doc(
-A oneDNN memory: a float32 buffer and the layout of its elements.
-
-The array type of the Intel64 device (``cpuframe.backends.intel64.mdarray`` adds
-the NumPy protocols). The layout is plain row-major ("abcd"), a permutation
-("acdb" = NHWC) or blocked ("aBcd16b"), as the primitive that wrote it chose.
-Create one with Tensor.from_numpy(a); read it back with to_numpy().
-)doc");
-    cls.def_static("from_numpy", &Tensor::from_numpy, py::arg("a"),
-                   "A copy of the float32 ndarray a in plain row-major layout.")
-        .def("to_numpy", &Tensor::to_numpy,
-             "A new C-contiguous float32 ndarray of the logical shape (reordered from "
-             "the tensor's layout).")
-        .def_property_readonly("shape", &shape_tuple, "The logical shape (NumPy order).")
-        .def_property_readonly("ndim", &Tensor::ndim)
-        .def_property_readonly("size", &Tensor::size)
-        .def_property_readonly("dtype", [](const Tensor& t) { return numpy_dtype(t.dtype()); })
-        .def_property_readonly("nbytes", &Tensor::nbytes,
-                               "Bytes of the physical buffer (padding included).")
-        .def_property_readonly("format", &Tensor::format,
-                               "The layout, e.g. 'abcd', 'acdb', 'aBcd16b'.")
-        .def_property_readonly("is_plain", &Tensor::is_plain,
-                               "True for plain row-major (C order) layout.")
-        .def_property_readonly("has_padding", &Tensor::has_padding,
-                               "True when a blocked layout pads some axis.")
-        .def_property_readonly("desc_key", [](const Tensor& t) { return desc_key(t.desc()); },
-                               "Everything the memory descriptor says, as text.")
-        .def_property_readonly("data_ptr", [](const Tensor& t) {
-            return reinterpret_cast<std::uintptr_t>(t.data());
-        })
-        .def("raw_view", &raw_view,
-             "A 1-D float32 ndarray over the physical buffer (padding included), in "
-             "layout order; it keeps the buffer alive.")
-        .def("same_layout", &Tensor::same_layout, py::arg("other"),
-             "True when both tensors have the same memory descriptor.")
-        .def(
-            "reorder_to_layout_of",
-            [](const Tensor& t, const Tensor& other) {
-                check_same_shape("Tensor.reorder_to_layout_of", t, other);
-                return guarded("Tensor.reorder_to_layout_of", t,
-                               [&] { return t.reordered(other.desc()); });
-            },
-            py::arg("other"), "A new tensor with these values in other's layout.")
-        .def(
-            "reorder_inplace_to_layout_of",
-            [](Tensor& t, const Tensor& other) {
-                check_same_shape("Tensor.reorder_inplace_to_layout_of", t, other);
-                guarded("Tensor.reorder_inplace_to_layout_of", t,
-                        [&] { t.reorder_inplace(other.desc()); });
-            },
-            py::arg("other"), "Re-lays this tensor out like other (same object, new buffer).")
-        .def(
-            "reorder",
-            [](const Tensor& t, const std::string& format) {
-                return guarded("Tensor.reorder", t, [&] {
-                    return t.reordered(permuted_desc(t.desc().get_dims(), format));
-                });
-            },
-            py::arg("format"),
-            "A new tensor in the plain format given by axis letters, e.g. 'acdb'.")
-        .def(
-            "reorder_inplace",
-            [](Tensor& t, const std::string& format) {
-                guarded("Tensor.reorder_inplace", t, [&] {
-                    t.reorder_inplace(permuted_desc(t.desc().get_dims(), format));
-                });
-            },
-            py::arg("format"), "Re-lays this tensor out in a plain format, e.g. 'abcd'.")
-        .def(
-            "to_plain",
-            [](const TensorPtr& t) {
-                return guarded("Tensor.to_plain", *t, [&] {
-                    const memory::desc plain = plain_desc(t->desc().get_dims());
-                    return t->desc() == plain ? t : t->reordered(plain);
-                });
-            },
-            "This tensor if it is plain, else a plain copy.")
-        .def(
-            "copy", [](const Tensor& t) { return guarded("Tensor.copy", t, [&] {
-                return t.reordered(t.desc()); }); },
-            "A copy in the same layout.")
-        .def(
-            "copy_from",
-            [](Tensor& t, const py::handle& src) {
-                TensorPtr s = as_tensor("Tensor.copy_from", "src", src);
-                check_same_shape("Tensor.copy_from", t, *s);
-                guarded("Tensor.copy_from", t, [&] { t.copy_from(*s); });
-            },
-            py::arg("src"),
-            "Writes src (a Tensor or float32 ndarray of the same shape) into this "
-            "tensor's buffer, converting to its layout.")
-        .def("zero_padding", &Tensor::zero_padding,
-             "Rewrites zeros into the padding of a blocked layout.")
-        .def_static("zeros_like", &Tensor::zeros_like, py::arg("t"),
-                    "A zero tensor with t's shape and layout.")
-        .def_static("empty_like", &Tensor::empty_like, py::arg("t"),
-                    "An uninitialized tensor with t's shape and layout.");
-
-    m.def("reorder_stats", [] {
-        py::dict d;
-        d["count"] = reorder_counters().count.load();
-        d["bytes"] = reorder_counters().bytes.load();
-        return d;
-    }, "Reorders executed since the start (or the last reset): count and bytes written.");
-    m.def(
-        "owns_buffer",
-        [](const py::object& obj) {
-            return is_tensor(obj) && obj.cast<TensorPtr>()->owns_buffer_exclusively();
-        },
-        py::arg("x"),
-        "Whether x is a Tensor that alone holds its buffer (allocated here, no view "
-        "shares it); False for anything else.");
-    m.def("tensor_pool_stats", [] {
-        const BufferPool::Stats st = buffer_pool().stats();
-        py::dict d;
-        d["cached_bytes"] = st.cached_bytes;
-        d["cached_buffers"] = st.cached_buffers;
-        d["limit_bytes"] = st.limit_bytes;
-        d["hits"] = st.hits;
-        d["misses"] = st.misses;
-        d["live_bytes"] = st.live_bytes;
-        d["peak_live_bytes"] = st.peak_live_bytes;
-        d["peak_bound"] = st.peak_bound;
-        return d;
-    }, "The pool of freed Tensor buffers (>= 128 KiB) kept for reuse: bytes and buffers "
-       "cached, the limit, how many allocations it served (hits) or not (misses), and the "
-       "bytes of Tensor buffers in use now and at most since the last "
-       "reset_tensor_peak_bytes().");
-    m.def("set_tensor_pool_peak_bound", [](bool on) { buffer_pool().set_peak_bound(on); },
-          py::arg("on"),
-          "Whether huge cached buffers (>= 4 MiB) are let go so that the huge bytes in use "
-          "plus cached never exceed the most ever in use (default on: the pool does not "
-          "raise peak memory; off: fewer fresh pages per step, more memory; also the "
-          "environment variable CPUFRAME_TENSOR_POOL_BOUND=0).");
-    m.def("reset_tensor_peak_bytes", [] { buffer_pool().reset_peak(); },
-          "Restarts tensor_pool_stats()['peak_live_bytes'] from the bytes in use now.");
-    m.def("set_tensor_pool_limit", [](std::size_t bytes) { buffer_pool().set_limit(bytes); },
-          py::arg("bytes"),
-          "Caps the bytes of freed Tensor buffers kept for reuse (0 disables the pool; "
-          "default 4 GiB, or the environment variable CPUFRAME_TENSOR_POOL_MB).");
-    m.def("release_tensor_pool", [] { buffer_pool().release(); },
-          "Returns every cached Tensor buffer to the system and restarts the high-water "
-          "mark (the most bytes in use at once, which bytes in use plus cached never "
-          "exceed) from the bytes in use now.");
-    m.def("reset_reorder_stats", [] {
-        reorder_counters().count = 0;
-        reorder_counters().bytes = 0;
-    }, "Sets the reorder counters to zero.");
 }
 
 }  // namespace cpuframe
