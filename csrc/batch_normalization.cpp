@@ -11,6 +11,7 @@
 #include <pybind11/pybind11.h>
 
 #include "array_utils.hpp"
+#include "deferred.hpp"
 #include "dense_layout.hpp"
 #include "engine.hpp"
 #include "ops.hpp"

@@ -24,7 +24,9 @@
 #include <pybind11/stl.h>
 
 #include "array_utils.hpp"
+#include "deferred.hpp"
 #include "engine.hpp"
+#include "layout_offer.hpp"
 #include "ops.hpp"
 #include "primitive_cache.hpp"
 #include "tensor.hpp"
@@ -59,23 +61,6 @@ std::string join(const dims& v) {
     }
     return s;
 }
-
-memory::desc any_md(const dims& d) {
-    return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
-}
-
-// The desc to offer oneDNN for t: its own layout when it is not plain (and
-// its dims fit), else `any`.
-memory::desc offered_md(const TensorPtr& t, const dims& d) {
-    if (t && t->desc().get_dims() == d && !t->is_plain()) return t->desc();
-    return any_md(d);
-}
-
-std::string md_text(const memory::desc& md) {
-    return md.get_format_kind() == memory::format_kind::any ? "any" : desc_key(md);
-}
-
-bool is_any(const memory::desc& md) { return md.get_format_kind() == memory::format_kind::any; }
 
 Geometry make_geometry(const char* fn, std::size_t nsp, const std::vector<std::int64_t>& stride,
                        const std::vector<std::int64_t>& dilate,
@@ -167,11 +152,6 @@ std::vector<memory::desc> offers(const memory::desc& w_off, bool acts_offered,
     if (!is_any(w_off) || acts_offered) tries.push_back(w_off);
     if (!is_any(w_off) && acts_offered) tries.push_back(any_md(wd));
     return tries;
-}
-
-template <class PD>
-bool same_impl(const PD& a, const PD& b) {
-    return std::strcmp(a.impl_info_str(), b.impl_info_str()) == 0;
 }
 
 prop_kind fwd_prop() {
@@ -268,12 +248,10 @@ TensorPtr conv_forward(const py::object& x_obj, const py::object& w_obj, const p
         dnnl::primitive conv = PrimitiveCache::global().get_or_create(make_key(w_off), [&] {
             fwd::primitive_desc any = fwd_pd(any_md(xd), any_md(wd), b ? y_shape[1] : 0, any_md(yd), g,
                                              false);
-            for (const memory::desc& w_try : offers(w_off, !is_any(x_off), wd)) {
-                fwd::primitive_desc offered =
-                    fwd_pd(x_off, w_try, b ? y_shape[1] : 0, any_md(yd), g, true);
-                if (offered && same_impl(offered, any)) return dnnl::primitive(fwd(offered));
-            }
-            return dnnl::primitive(fwd(any));
+            return dnnl::primitive(fwd(offered_or_any(
+                any, offers(w_off, !is_any(x_off), wd), [&](const memory::desc& w_try) {
+                    return fwd_pd(x_off, w_try, b ? y_shape[1] : 0, any_md(yd), g, true);
+                })));
         });
         const memory::desc w_want = query_md(conv, query::weights_md);
         if (is_tensor(w_obj) && W->is_plain() && !(W->desc() == w_want)) {
@@ -363,14 +341,13 @@ TensorPtr conv_backward_data(const py::object& gy_obj, const py::object& w_obj,
             bwd_data::primitive_desc any(cpu_engine(), algorithm::convolution_direct,
                                          any_md(xd), any_md(wd), any_md(yd), g.stride, g.dilate,
                                          g.pad_l, g.pad_r, hint, op_attr());
-            for (const memory::desc& w_try : offers(w_off, !is_any(gy_off), wd)) {
-                bwd_data::primitive_desc offered(cpu_engine(), algorithm::convolution_direct,
-                                                 any_md(xd), w_try, gy_off, g.stride, g.dilate,
-                                                 g.pad_l, g.pad_r, hint, op_attr(),
-                                                 true);
-                if (offered && same_impl(offered, any)) return dnnl::primitive(bwd_data(offered));
-            }
-            return dnnl::primitive(bwd_data(any));
+            return dnnl::primitive(bwd_data(offered_or_any(
+                any, offers(w_off, !is_any(gy_off), wd), [&](const memory::desc& w_try) {
+                    return bwd_data::primitive_desc(cpu_engine(), algorithm::convolution_direct,
+                                                    any_md(xd), w_try, gy_off, g.stride,
+                                                    g.dilate, g.pad_l, g.pad_r, hint, op_attr(),
+                                                    true);
+                })));
         });
         const memory::desc w_want = query_md(conv, query::weights_md);
         if (is_tensor(w_obj) && W->is_plain() && !(W->desc() == w_want)) {
@@ -444,13 +421,9 @@ py::tuple conv_backward_weights(const py::object& x_obj, const py::object& gy_ob
             };
             bwd_weights::primitive_desc any = make_pd(any_md(xd), any_md(wd), any_md(yd), false);
             const bool acts = !is_any(x_off) || !is_any(gy_off);
-            for (const memory::desc& w_try : offers(gw_off, acts, wd)) {
-                bwd_weights::primitive_desc offered = make_pd(x_off, w_try, gy_off, true);
-                if (offered && same_impl(offered, any)) {
-                    return dnnl::primitive(bwd_weights(offered));
-                }
-            }
-            return dnnl::primitive(bwd_weights(any));
+            return dnnl::primitive(bwd_weights(offered_or_any(
+                any, offers(gw_off, acts, wd),
+                [&](const memory::desc& w_try) { return make_pd(x_off, w_try, gy_off, true); })));
         });
         std::vector<TensorPtr> keep;
         std::unordered_map<int, memory> args;

@@ -1,111 +1,29 @@
-// Element-wise ops: ReLU and leaky ReLU.
+// Element-wise ops: ReLU (forward and gradient), add_f32 and the range checks
+// of the inputs of routes (has_nan, all_within). Leaky ReLU is in activation.cpp.
 //
-// Inputs are plain C-contiguous NumPy buffers or native Tensors read as their
-// flat physical buffer, so an element-wise op does not care about shape or
-// layout. The NumPy-buffer versions (relu_forward/relu_backward, with a
-// negative slope) run oneDNN's eltwise primitives, one primitive per element
-// count, as does the Tensor version of the ReLU gradient (relu_grad). The
-// Tensor version of the ReLU forward (relu) is a loop of ours: oneDNN's relu
-// kernel turns NaN into 0 where the NumPy path keeps it; the op is memory
-// bound, and the loop is as fast as the primitive.
+// Inputs are native Tensors (or float32 ndarrays) read as their flat physical
+// buffer, so an element-wise op does not care about shape or layout. ReLU and
+// its gradient (relu, relu_grad) are loops of ours: oneDNN's relu kernel turns
+// NaN into 0 where the NumPy path keeps it; the ops are memory bound, and the
+// loops are as fast as the primitive.
 #include <limits>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 
 #include <oneapi/dnnl/dnnl.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include "array_utils.hpp"
-#include "engine.hpp"
+#include "deferred.hpp"
 #include "ops.hpp"
-#include "primitive_cache.hpp"
 #include "tensor.hpp"
 
 namespace cpuframe {
 
 namespace {
 
-using dnnl::algorithm;
 using dnnl::memory;
-using dnnl::prop_kind;
-
-memory::desc flat_f32_desc(memory::dim n) {
-    return memory::desc({n}, memory::data_type::f32, memory::format_tag::a);
-}
-
-PrimitiveKey relu_key(const char* op, memory::dim n, float negative_slope) {
-    PrimitiveKey key(op);
-    key.prop(prop_kind::forward_training)
-        .algorithm(algorithm::eltwise_relu)
-        .dtype(memory::data_type::f32)
-        .layout(memory::format_tag::a)
-        .shape({n})
-        .scalar("alpha", negative_slope);
-    return key;
-}
-
-dnnl::eltwise_forward::primitive_desc relu_forward_pd(const memory::desc& md,
-                                                      float negative_slope) {
-    return dnnl::eltwise_forward::primitive_desc(cpu_engine(), prop_kind::forward_training,
-                                                 algorithm::eltwise_relu, md, md,
-                                                 negative_slope, 0.0f, op_attr());
-}
-
-float* data_of(const py::array& a) {
-    // oneDNN takes a non-const handle even for memory it only reads.
-    return static_cast<float*>(const_cast<void*>(a.data()));
-}
-
-py::array_t<float> relu_forward(const py::object& x_obj, float negative_slope) {
-    constexpr const char* fn = "relu_forward";
-    py::array x = float32_c_array(fn, "x", x_obj);
-    py::array_t<float> y(shape_of(x));
-    const memory::dim n = x.size();
-    if (n == 0) return y;
-
-    guard_dnnl(fn, [&] { return "x " + shape_str(x); }, [&] {
-        const memory::desc md = flat_f32_desc(n);
-        dnnl::primitive relu = PrimitiveCache::global().get_or_create(
-            relu_key("eltwise_forward", n, negative_slope), [&] {
-                return dnnl::eltwise_forward(relu_forward_pd(md, negative_slope));
-            });
-        const dnnl::engine& engine = cpu_engine();
-        execute(relu, {{DNNL_ARG_SRC, memory(md, engine, data_of(x))},
-                       {DNNL_ARG_DST, memory(md, engine, y.mutable_data())}});
-    });
-    return y;
-}
-
-py::array_t<float> relu_backward(const py::object& x_obj, const py::object& gy_obj,
-                        float negative_slope) {
-    constexpr const char* fn = "relu_backward";
-    py::array x = float32_c_array(fn, "x", x_obj);
-    py::array gy = float32_c_array(fn, "gy", gy_obj);
-    if (!same_shape(x, gy)) {
-        throw py::value_error(std::string(fn) + ": expected x and gy of the same shape, got x " +
-                              shape_str(x) + " and gy " + shape_str(gy));
-    }
-    py::array_t<float> gx(shape_of(x));
-    const memory::dim n = x.size();
-    if (n == 0) return gx;
-
-    guard_dnnl(fn, [&] { return "x " + shape_str(x) + " and gy " + shape_str(gy); }, [&] {
-        const memory::desc md = flat_f32_desc(n);
-        dnnl::primitive relu_grad = PrimitiveCache::global().get_or_create(
-            relu_key("eltwise_backward", n, negative_slope), [&] {
-                return dnnl::eltwise_backward(dnnl::eltwise_backward::primitive_desc(
-                    cpu_engine(), algorithm::eltwise_relu, md, md, md, negative_slope, 0.0f,
-                    relu_forward_pd(md, negative_slope), op_attr()));
-            });
-        const dnnl::engine& engine = cpu_engine();
-        execute(relu_grad, {{DNNL_ARG_SRC, memory(md, engine, data_of(x))},
-                            {DNNL_ARG_DIFF_DST, memory(md, engine, data_of(gy))},
-                            {DNNL_ARG_DIFF_SRC, memory(md, engine, gx.mutable_data())}});
-    });
-    return gx;
-}
 
 // -- Tensor versions: any layout, computed on the flat physical buffer --------
 
@@ -253,35 +171,6 @@ gy is reordered to y's layout first when the two differ (gx is then written
 over that copy). With overwrite_gy=True the caller gives gy up: when gy is in
 y's layout and alone holds its buffer (owns_buffer), gx is written over gy
 and gy itself is returned.
-)doc");
-    m.def("relu_forward", &relu_forward, py::arg("x"), py::arg("negative_slope") = 0.0f,
-          R"doc(Rectified linear unit, or leaky ReLU when negative_slope != 0.
-
-    y = x if x > 0 else negative_slope * x
-
-Args:
-    x: float32 ndarray of any shape. A non-contiguous array is copied once.
-    negative_slope: slope for x <= 0.
-
-Returns:
-    A new float32 ndarray y with x's shape.
-
->>> relu_forward(np.array([-2.0, 3.0], np.float32), 0.5)
-array([-1.,  3.], dtype=float32)
-)doc");
-    m.def("relu_backward", &relu_backward, py::arg("x"), py::arg("gy"),
-          py::arg("negative_slope") = 0.0f,
-          R"doc(Gradient of relu_forward with respect to its input.
-
-    gx = gy if x > 0 else negative_slope * gy
-
-Args:
-    x: the float32 ndarray relu_forward was given.
-    gy: float32 ndarray of x's shape, the gradient of the loss w.r.t. y.
-    negative_slope: the slope relu_forward used.
-
-Returns:
-    A new float32 ndarray gx with x's shape.
 )doc");
 }
 

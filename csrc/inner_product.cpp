@@ -22,6 +22,7 @@
 #include "array_utils.hpp"
 #include "engine.hpp"
 #include "gemm.hpp"
+#include "layout_offer.hpp"
 #include "ops.hpp"
 #include "primitive_cache.hpp"
 #include "tensor.hpp"
@@ -37,19 +38,6 @@ using ip_fwd = dnnl::inner_product_forward;
 using ip_bwd_data = dnnl::inner_product_backward_data;
 using ip_bwd_weights = dnnl::inner_product_backward_weights;
 
-memory::desc any_md(const dims& d) {
-    return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
-}
-
-bool is_any(const memory::desc& md) { return md.get_format_kind() == memory::format_kind::any; }
-
-std::string md_text(const memory::desc& md) { return is_any(md) ? "any" : desc_key(md); }
-
-memory::desc offered_md(const TensorPtr& t, const dims& d) {
-    if (t && t->desc().get_dims() == d && !t->is_plain()) return t->desc();
-    return any_md(d);
-}
-
 // Whether a layer x (n, in) -> (n, out) keeps plain weights: for an output
 // much wider than the input, backward data is 2-3x faster on plain weights
 // (brgemm_bwd_d on the blocked layout: 2.5 against 1.2 ms for 20 x 650 ->
@@ -61,11 +49,6 @@ memory::desc offered_md(const TensorPtr& t, const dims& d) {
 // small batches of square layers (16 x 4096 -> 4096: 2.6 against 7.1 ms).
 bool keep_plain_weights(std::int64_t n, std::int64_t in, std::int64_t out) {
     return n >= 16 && out >= 4 * in;
-}
-
-template <class PD>
-bool same_impl(const PD& a, const PD& b) {
-    return std::strcmp(a.impl_info_str(), b.impl_info_str()) == 0;
 }
 
 void check_2d(const char* fn, const char* arg, const TensorPtr& t) {
@@ -157,12 +140,11 @@ TensorPtr linear_forward(const py::object& x_obj, const py::object& w_obj,
             }
             ip_fwd::primitive_desc any =
                 fwd_pd(any_md(xd), any_md(wd), b ? out : 0, any_md(yd), false);
-            if (!is_any(w_off) && !plain) {
-                ip_fwd::primitive_desc offered =
-                    fwd_pd(any_md(xd), w_off, b ? out : 0, any_md(yd), true);
-                if (offered && same_impl(offered, any)) return dnnl::primitive(ip_fwd(offered));
-            }
-            return dnnl::primitive(ip_fwd(any));
+            std::vector<memory::desc> tries;
+            if (!is_any(w_off) && !plain) tries.push_back(w_off);
+            return dnnl::primitive(ip_fwd(offered_or_any(any, tries, [&](const memory::desc& w) {
+                return fwd_pd(any_md(xd), w, b ? out : 0, any_md(yd), true);
+            })));
         });
         const memory::desc w_want = query_md(ip, query::weights_md);
         if (is_tensor(w_obj) && W->is_plain() && !(W->desc() == w_want)) {
@@ -211,12 +193,13 @@ TensorPtr linear_backward_data(const py::object& gy_obj, const py::object& w_obj
             }
             ip_bwd_data::primitive_desc any(cpu_engine(), any_md(xd), any_md(wd), any_md(yd), hint,
                                             op_attr());
-            if (!is_any(w_off) && !plain) {
-                ip_bwd_data::primitive_desc offered(cpu_engine(), any_md(xd), w_off, any_md(yd),
-                                                    hint, op_attr(), true);
-                if (offered && same_impl(offered, any)) return dnnl::primitive(ip_bwd_data(offered));
-            }
-            return dnnl::primitive(ip_bwd_data(any));
+            std::vector<memory::desc> tries;
+            if (!is_any(w_off) && !plain) tries.push_back(w_off);
+            return dnnl::primitive(ip_bwd_data(offered_or_any(
+                any, tries, [&](const memory::desc& w) {
+                    return ip_bwd_data::primitive_desc(cpu_engine(), any_md(xd), w, any_md(yd),
+                                                       hint, op_attr(), true);
+                })));
         });
         std::vector<TensorPtr> keep;
         std::unordered_map<int, memory> args;
@@ -311,13 +294,10 @@ py::tuple linear_backward_weights(const py::object& x_obj, const py::object& gy_
                 if (kept) return dnnl::primitive(ip_bwd_weights(kept));
             }
             ip_bwd_weights::primitive_desc any = make_pd(any_md(wd), false);
-            if (!is_any(gw_off) && !plain) {
-                ip_bwd_weights::primitive_desc offered = make_pd(gw_off, true);
-                if (offered && same_impl(offered, any)) {
-                    return dnnl::primitive(ip_bwd_weights(offered));
-                }
-            }
-            return dnnl::primitive(ip_bwd_weights(any));
+            std::vector<memory::desc> tries;
+            if (!is_any(gw_off) && !plain) tries.push_back(gw_off);
+            return dnnl::primitive(ip_bwd_weights(offered_or_any(
+                any, tries, [&](const memory::desc& w) { return make_pd(w, true); })));
         });
         std::vector<TensorPtr> keep;
         std::unordered_map<int, memory> args;

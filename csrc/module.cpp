@@ -145,6 +145,7 @@ PYBIND11_MODULE(_dnnl, m) {
     m.attr("default_primitive_cache_capacity") = cpuframe::PrimitiveCache::default_capacity;
 
     cpuframe::register_tensor(m);
+    cpuframe::register_deferred(m);
     cpuframe::register_eltwise(m);
     cpuframe::register_convolution(m);
     cpuframe::register_inner_product(m);
@@ -155,5 +156,6 @@ PYBIND11_MODULE(_dnnl, m) {
     cpuframe::register_concat(m);
     cpuframe::register_activation(m);
     cpuframe::register_rnn(m);
+    cpuframe::register_lstm_cell(m);
     cpuframe::register_softmax_xent(m);
 }

@@ -6,6 +6,7 @@
 namespace cpuframe {
 
 void register_tensor(pybind11::module_& m);
+void register_deferred(pybind11::module_& m);
 void register_eltwise(pybind11::module_& m);
 void register_convolution(pybind11::module_& m);
 void register_inner_product(pybind11::module_& m);
@@ -18,6 +19,8 @@ void register_concat(pybind11::module_& m);
 void register_activation(pybind11::module_& m);
 // Recurrent layers (issue 6).
 void register_rnn(pybind11::module_& m);
+// F.lstm's cell and L.LSTM's fused step (lstm_cell.cpp).
+void register_lstm_cell(pybind11::module_& m);
 void register_softmax_xent(pybind11::module_& m);
 
 }  // namespace cpuframe

@@ -23,7 +23,6 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,6 +33,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include "pool.hpp"
+
 namespace cpuframe {
 
 namespace py = pybind11;
@@ -43,33 +44,9 @@ class Tensor;
 using TensorPtr = std::shared_ptr<Tensor>;
 using Shape = std::vector<std::int64_t>;
 
-// A computation of a Tensor's values deferred until they are first read, so
-// that the op consuming them may still fold itself in (a convolution output
-// that relu turns into a convolution with a relu post-op). run(relu) writes
-// the values; relu_fusable says whether run can apply relu as part of it.
-struct PendingValues {
-    std::function<void(bool relu)> run;
-    // Whether run(true) gives exactly relu of run(false)'s values here (a
-    // relu post-op turns NaN into 0, so a convolution answers false when an
-    // input holds a NaN or an infinity); unset: never.
-    std::function<bool()> relu_fusable;
-    bool relu = false;
-};
-
-// Whether n floats hold neither a NaN nor an infinity (any GIL state).
-bool all_finite(const float* p, std::int64_t n);
-// Whether low <= p[i] <= high for all n floats (false at a NaN; any GIL state).
-bool all_within(const float* p, std::int64_t n, float low, float high);
-// y = x where x > 0 or x is NaN, else 0 (the NumPy path's relu), over n
-// floats, OpenMP-parallel; y may be x; any GIL state.
-void relu_values(const float* x, float* y, std::int64_t n);
-
-// Counts for tests and benchmarks: tensors deferred, relus folded into a
-// deferred computation, and how those ran (oneDNN post-op or a loop after).
-struct DeferredCounters {
-    std::atomic<std::uint64_t> deferred{0}, fused_relu{0}, relu_postop{0}, relu_loop{0};
-};
-DeferredCounters& deferred_counters();
+// A Tensor's deferred values (deferred.hpp: PendingValues, defer_primitive,
+// settle_all_pending, and the contract of deferral and relu fusion).
+struct PendingValues;
 
 class Tensor : public std::enable_shared_from_this<Tensor> {
 public:
@@ -102,16 +79,13 @@ public:
         return data_;
     }
 
-    // Deferred values (see PendingValues): set by an op that returns this
-    // tensor before computing it; computed by settle(), which every access
-    // to the buffer calls first.
+    // Deferred values (the contract is at the top of deferred.hpp, where
+    // these members are defined): set by an op that returns this tensor
+    // before computing it; computed by settle(), which every access to the
+    // buffer calls first.
     // The tensor must be owned by a TensorPtr; it is registered so that
     // settle_all_pending() finds it. The computation must keep its inputs'
     // buffers (owner()) alive, not only their Tensors.
-    // Threads: any thread may settle any tensor (settle_all_pending settles
-    // those of other threads too) while its owner reads it or folds relu
-    // in; the deferred state is guarded by a lock of the tensor's own, and
-    // the values are computed exactly once.
     void defer(std::shared_ptr<PendingValues> pending);
     bool is_pending() const { return has_pending_.load(std::memory_order_acquire); }
     void settle() const {
@@ -172,22 +146,6 @@ private:
     friend py::array raw_view(const TensorPtr& t);
 };
 
-// Defers y = primitive(args) (y is args' DNNL_ARG_DST) until y is first
-// read; relu may then be folded in: make_fused() gives the primitive with a
-// relu post-op on the same memories (or an empty one: plain run, then a
-// NaN-keeping relu loop). Folding is declined while an input holds a NaN or
-// an infinity (a post-op relu turns NaN into 0). inputs: the Tensors args
-// read (their buffers are kept alive until then). fn names errors.
-void defer_primitive(const TensorPtr& y, const dnnl::primitive& primitive,
-                     const std::unordered_map<int, memory>& args,
-                     const std::vector<TensorPtr>& inputs, const char* fn,
-                     std::function<dnnl::primitive()> make_fused);
-
-// Computes the deferred values of every tensor that has some. Called before
-// anything writes into an existing buffer from Python (raw_view, copy_from):
-// a deferred computation then never sees inputs changed after its op ran.
-void settle_all_pending();
-
 // -- helpers for the op files -------------------------------------------------
 
 // Row-major dense f32 desc of dims.
@@ -200,6 +158,8 @@ memory::desc permuted_desc(const memory::dims& dims, const std::string& order);
 std::string desc_key(const memory::desc& md);
 std::string format_of(const memory::desc& md);
 std::string shape_str(const Shape& shape);
+// The NumPy dtype of a oneDNN data type (void for types NumPy lacks).
+py::dtype numpy_dtype(memory::data_type dt);
 memory::dims to_dims(const Shape& shape);
 
 // obj as a Tensor: a Tensor as it is, a float32 ndarray wrapped without a copy
@@ -237,83 +197,6 @@ void execute_any_gil(const dnnl::primitive& primitive,
                      const std::unordered_map<int, memory>& args);
 // Reorders src into dst (cached reorder primitive), counted in reorder_stats().
 void reorder_memory(const memory& src, const memory& dst);
-
-// Freed Tensor buffers of 128 KiB and more, kept by size for the next Tensor
-// of that size (a training step allocates the same sizes every iteration):
-// fresh large buffers cost a page fault per page on first touch, which on
-// this kind of machine is as slow as the memory-bound kernels themselves.
-// Thread-safe; bounded by a byte limit (what does not fit is freed) and, for
-// huge buffers (>= 4 MiB, most of a step's memory), by their high-water
-// mark: huge buffers in use plus cached never exceed the most ever in use at
-// once, so the pool does not raise the peak memory (cached huge buffers of
-// other sizes are let go before a fresh one is mapped).
-class BufferPool {
-public:
-    // glibc maps blocks from 128 KiB on (its default mmap threshold) and
-    // unmaps them on free: pooling from there on keeps them resident.
-    static constexpr std::size_t kPooledMin = std::size_t{1} << 17;  // 128 KiB
-    static constexpr std::size_t kHugeMin = std::size_t{1} << 22;    // 4 MiB
-    static constexpr std::size_t kHuge = std::size_t{1} << 21;       // 2 MiB pages
-    static constexpr std::size_t kPage = 4096;
-    static constexpr std::size_t kSlackDiv = 8;  // huge buffers reused up to 1/8 larger
-    // Cached plus live huge buffers may exceed the most ever live by 1/4
-    // before cached ones are evicted.
-    static constexpr std::size_t kHeadroomDiv = 4;
-
-    struct Stats {
-        std::size_t cached_bytes, cached_buffers, limit_bytes;
-        std::uint64_t hits, misses;
-        std::size_t live_bytes, peak_live_bytes;  // Tensor buffers in use
-        bool peak_bound;
-    };
-
-    // The allocation size for a request of `bytes` (the pool's size class).
-    static std::size_t round(std::size_t bytes);
-    // A new buffer of `rounded` bytes (suitably aligned), or nullptr.
-    static void* fresh(std::size_t rounded);
-    // Returns a buffer from fresh() to the system.
-    static void dispose(void* p, std::size_t rounded);
-    // A cached buffer of `rounded` bytes (or somewhat more: then `rounded`
-    // is set to its size), or nullptr; on a miss for a huge buffer, cached
-    // huge buffers are let go to keep the huge bytes in use plus cached
-    // within their high-water mark.
-    void* take(std::size_t& rounded);
-    // Returns a buffer from fresh()/take(): cached when it fits, else freed.
-    void give(void* p, std::size_t rounded);
-    void set_limit(std::size_t bytes);
-    void release();
-    Stats stats();
-    // Restarts the peak of live bytes from the bytes live now.
-    void reset_peak();
-    // On (default): huge buffers are reused up to 1/8 larger and bounded by
-    // their high-water mark. Off: reused up to twice as large, never let go
-    // (fewer fresh pages per step, a higher peak).
-    void set_peak_bound(bool on);
-    // Bookkeeping of the bytes held by live Tensor buffers (all sizes).
-    void note_alloc(std::size_t rounded);
-    void note_free(std::size_t rounded);
-
-private:
-    void trim_locked();
-    // Lets go of cached huge buffers, the largest first, until `bytes` are
-    // freed or none is cached.
-    void evict_locked(std::size_t bytes);
-
-    std::mutex mutex_;
-    std::map<std::size_t, std::vector<void*>> free_;
-    std::size_t cached_ = 0;
-    // Bytes of huge buffers (>= kHugeMin) cached, in use, and the most ever
-    // in use at once (the bound of in use plus cached).
-    std::size_t cached_huge_ = 0, live_huge_ = 0, high_water_ = 0;
-    bool bound_ = true;
-    std::size_t limit_ = std::size_t{4} << 30;
-    std::uint64_t hits_ = 0, misses_ = 0;
-    std::atomic<std::size_t> live_{0}, peak_live_{0};
-};
-BufferPool& buffer_pool();
-// A buffer of at least `bytes` (64-byte aligned) from buffer_pool(), given
-// back to it when the last owner lets go; std::bad_alloc when none can be had.
-std::shared_ptr<void> pooled_buffer(std::size_t bytes);
 
 struct ReorderCounters {
     std::atomic<std::uint64_t> count{0};

@@ -1,9 +1,9 @@
-"""The foundation's demo: runtime info, a oneDNN primitive, and an MLP trained
+"""The foundation's demo: runtime info, the native module's ReLU, and an MLP trained
 with cpuframe's autograd.
 
     python examples/autograd_demo.py
 
-Prints what cpuframe runs on, checks one oneDNN primitive (ReLU) against
+Prints what cpuframe runs on, checks the native ReLU (forward and gradient) against
 NumPy, then trains a 2-layer MLP on a synthetic XOR-like problem with plain
 momentum SGD and prints its loss and accuracy.
 """
@@ -20,14 +20,14 @@ from cpuframe import Parameter, _native
 def relu_through_onednn():
     dnnl = _native.load()
     if dnnl is None:
-        print('oneDNN ReLU: skipped ({})'.format(_native.load_error()))
+        print('native ReLU: skipped ({})'.format(_native.load_error()))
         return
     x = numpy.random.RandomState(0).standard_normal((64, 256)).astype(numpy.float32)
-    y = dnnl.relu_forward(x)
-    gx = dnnl.relu_backward(x, numpy.ones_like(x))
+    y = dnnl.relu(x).to_numpy()
+    gx = dnnl.relu_grad(y, numpy.ones_like(x)).to_numpy()
     ok = numpy.array_equal(y, numpy.maximum(x, 0)) and \
         numpy.array_equal(gx, (x > 0).astype(numpy.float32))
-    print('oneDNN ReLU forward/backward matches NumPy: {}'.format(ok))
+    print('native ReLU forward/backward matches NumPy: {}'.format(ok))
     if not ok:
         raise SystemExit(1)
 

