@@ -12,13 +12,6 @@ from cpuframe.configuration import config
 from cpuframe.variable import Parameter
 
 
-def _host(array):
-    """``array`` as an array NumPy/CuPy computes on (mdarray -> NumPy)."""
-    if intel64.is_native_array(array):
-        return intel64.to_numpy(array)
-    return array
-
-
 def _l2normalize(xp, v, eps):
     return v / (xp.sqrt(xp.sum(v * v)) + eps)
 
@@ -172,7 +165,7 @@ class SpectralNormalization(link_hook.LinkHook):
             delattr(link, self.vector_name)
         link.add_persistent(self.vector_name, u)
         if self.use_gamma:
-            w = self._reshape(_host(weight.array))
+            w = self._reshape(intel64.to_numpy(weight.array))
             xp = backend.get_array_module(w)
             s0 = xp.linalg.svd(w, compute_uv=False)[0]
             with link.init_scope():
@@ -210,11 +203,11 @@ class SpectralNormalization(link_hook.LinkHook):
         W = getattr(link, self.weight_name)
         u = getattr(link, self.vector_name)
         weight_matrix = self._reshape(W)
-        u_host = _host(u)
+        u_host = intel64.to_numpy(u)
         if config.in_recomputing and self.v is not None:
             u_new, v = u_host, self.v
         else:
-            u_new, v = _power_iteration(_host(weight_matrix.array), u_host,
+            u_new, v = _power_iteration(intel64.to_numpy(weight_matrix.array), u_host,
                                         self.n_power_iteration, self.eps)
         xp = backend.get_array_module(u_new)
         # sigma = u^T W v with u, v constants: its gradient is u v^T.

@@ -42,9 +42,7 @@ def _check_rhs(lhs, rhs, op):
     if backend.is_array(rhs):
         if rhs.dtype != lhs.dtype:
             # Chainer casts an array constant to the Variable's dtype.
-            if intel64.is_native_array(rhs):
-                rhs = intel64.to_numpy(rhs)
-            rhs = rhs.astype(lhs.dtype, copy=False)
+            rhs = intel64.to_numpy(rhs).astype(lhs.dtype, copy=False)
         return Variable(rhs, requires_grad=False)
     if numpy.isscalar(rhs) and not isinstance(rhs, (str, bytes)):
         return lhs.dtype.type(rhs)

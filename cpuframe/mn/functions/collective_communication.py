@@ -7,6 +7,7 @@ runs on a rank when the outputs there get a gradient (a dummy input keeps
 it in the graph where no real input requires a gradient, as ChainerMN's
 dummy variables do).  Gradients cross ranks as constants (first order).
 """
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.mn.functions import _util
 from cpuframe.variable import Variable
@@ -14,13 +15,6 @@ from cpuframe.variable import Variable
 
 def _const(array, device=None):
     return Variable(_util.to_device(device, array), requires_grad=False)
-
-
-def _host(array):
-    from cpuframe.backends import intel64
-    if intel64.is_native_array(array):
-        return intel64.to_numpy(array)
-    return array
 
 
 def _sum(arrays):
@@ -43,7 +37,7 @@ class _Collective(FunctionNode):
         return self._forward(inputs[:-1])
 
     def backward(self, indexes, grad_outputs):
-        gxs = self._backward(tuple(_host(g.array) for g in grad_outputs))
+        gxs = self._backward(tuple(intel64.to_numpy(g.array) for g in grad_outputs))
         return tuple(None if i == len(self._devices) or gxs[i] is None else
                      _const(gxs[i], self._devices[i]) for i in indexes)
 

@@ -13,6 +13,7 @@ gradient received from a peer is not differentiated again across ranks.
 """
 import numpy
 
+from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.mn.functions import _util
 from cpuframe.variable import Variable
@@ -89,20 +90,13 @@ class Recv(FunctionNode):
         return data
 
     def backward(self, indexes, grad_outputs):
-        gys = tuple(_host(g.array) for g in grad_outputs)
+        gys = tuple(intel64.to_numpy(g.array) for g in grad_outputs)
         self.comm.send(gys[0] if len(gys) == 1 else gys, self.peer_rank,
                        self.peer_tag)
         # The delegate input gets zeros (on its device).
         return tuple(Variable(_util.to_device(
             self._delegate_device, numpy.zeros(*self._input_meta[i])),
             requires_grad=False) for i in indexes)
-
-
-def _host(array):
-    from cpuframe.backends import intel64
-    if intel64.is_native_array(array):
-        return intel64.to_numpy(array)
-    return array
 
 
 def send(x, communicator, rank, tag=0):
