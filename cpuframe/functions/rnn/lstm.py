@@ -3,6 +3,7 @@ import numpy
 
 from cpuframe import backend, utils
 from cpuframe.backends import intel64
+from cpuframe.configuration import config, using_config
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
 
@@ -218,7 +219,7 @@ def lstm(c_prev, x):
 
     On the intel64 backend the cell runs as one fused kernel of the native
     module, forward and backward (``L.LSTM`` also fuses its two projections
-    into the step; that fused step has no second-order gradients).
+    into the step; its second-order gradients come from the NumPy path).
 
     >>> c, h = F.lstm(np.zeros((1, 1), np.float32),
     ...               np.zeros((1, 4), np.float32))
@@ -294,8 +295,31 @@ class LSTMStep(FunctionNode):
         return _native_outputs((c, h), self.intel64_on_device(inputs))
 
     def backward(self, indexes, grad_outputs):
+        if config.enable_backprop:
+            # The gradients must be differentiable again (double backprop,
+            # e.g. a gradient penalty through L.LSTM): recompute the step
+            # unfused on the NumPy path and differentiate that, as Chainer
+            # would. First-order backward stays on the fused kernel.
+            return self._reference_backward(indexes, grad_outputs)
         inputs = self.get_retained_inputs()
         return LSTMStepGrad(self).apply(tuple(inputs) + tuple(grad_outputs))
+
+    def _reference_backward(self, indexes, grad_outputs):
+        from cpuframe.function_node import grad
+        from cpuframe.functions.connection.linear import linear
+        inputs = self.get_retained_inputs()
+        c, x, w_up, b, h, w_lat = self._unpack(inputs)
+        with using_config('use_ideep', 'never'):
+            gates = linear(x, w_up, b)
+            if h is not None:
+                gates = gates + linear(h, w_lat)
+            outputs = lstm(c, gates)
+            pairs = [(y, g) for y, g in zip(outputs, grad_outputs)
+                     if g is not None]
+            gs = grad([y for y, _ in pairs], [inputs[i] for i in indexes],
+                      grad_outputs=[g for _, g in pairs],
+                      enable_double_backprop=True)
+        return tuple(gs)
 
     def _weight_positions(self):
         # Input positions of W_up, b_up, W_lat (None where absent).

@@ -408,15 +408,43 @@ def test_lstm_link_fused_steps_with_shrinking_batch(where, native_calls):
     assert_close(results[1], results[0])
 
 
-def test_lstm_link_fused_step_double_backprop_raises():
-    model = L.LSTM(2, 3)
-    x = Variable(numpy.ones((2, 2), numpy.float32))
-    with using_config('use_ideep', 'always'):
-        model(x)
-        h = model(x)
-        gx, = cpuframe.grad([F.sum(h * h)], [x], enable_double_backprop=True)
-        with pytest.raises(NotImplementedError, match='lstm'):
-            F.sum(gx * gx).backward()
+def _lstm_gradient_penalty(mode, device, batches=(3, 3, 2)):
+    """A gradient penalty through three steps of L.LSTM (Chainer's
+    WGAN-GP pattern): d/dW of |d loss / d x|^2, with the batch shrinking."""
+    numpy.random.seed(7)
+    model = L.LSTM(4, 5)
+    rng = numpy.random.RandomState(8)
+    xs = [Variable(rng.uniform(-1, 1, (b, 4)).astype(numpy.float32))
+          for b in batches]
+    if device:
+        model.to_device('@intel64')
+        for x in xs:
+            x.to_device('@intel64')
+    with using_config('use_ideep', mode):
+        model.reset_state()
+        loss = sum(F.sum(model(x) ** 2) for x in xs)
+        gxs = cpuframe.grad([loss], xs, enable_double_backprop=True)
+        penalty = sum(F.sum(g * g) for g in gxs)
+        model.cleargrads()
+        penalty.backward()
+    return [numpy.asarray(g.array) for g in gxs], {
+        n: numpy.asarray(p.grad) for n, p in model.namedparams()}
+
+
+@pytest.mark.parametrize('mode,device', [('auto', False), ('always', False),
+                                         ('auto', True)])
+def test_lstm_link_fused_step_double_backprop_matches_numpy(mode, device,
+                                                            native_calls):
+    ref_gxs, ref = _lstm_gradient_penalty('never', False)
+    native_calls.clear()
+    gxs, got = _lstm_gradient_penalty(mode, device)
+    assert 'lstm_step_forward' in native_calls  # the fused step ran
+    for g, r in zip(gxs, ref_gxs):
+        numpy.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)
+    assert got.keys() == ref.keys()
+    for name in ref:
+        numpy.testing.assert_allclose(got[name], ref[name], rtol=1e-3,
+                                      atol=1e-4, err_msg=name)
 
 
 # -- training ----------------------------------------------------------------------
