@@ -1,7 +1,7 @@
 """The intel64 backend: oneDNN through the native module ``cpuframe._dnnl``.
 
 Whether an op runs on oneDNN is decided in one place, the FunctionNode
-machinery (``FunctionNode._choose_intel64``), from ``config.use_ideep`` and
+machinery (``FunctionNode.choose_intel64``), from ``config.use_ideep`` and
 what the op says it supports; the helpers here answer the questions it asks.
 
 The array of the Intel64 device is ``mdarray``: the native tensor
@@ -56,9 +56,13 @@ How to add a route
 2. Python, in the op's FunctionNode (and its Grad nodes): ``intel64_supports
    (inputs)`` (float32 only: use ``intel64.all_float32(inputs)``, plus the
    options the kernel handles), ``intel64_profitable(inputs)`` for 'auto'
-   (e.g. ``intel64.large_enough(x)``), and ``forward_intel64(inputs)``
-   calling ``intel64.native().your_function(...)`` and returning a tuple.
-   Call ``retain_inputs``/``retain_outputs`` exactly as ``forward`` does.
+   (``intel64.auto_profitable('your_op', x)`` with a threshold added to
+   ``_routing.AUTO_MIN`` and the measurement that set it), and
+   ``forward_intel64(inputs)`` calling ``intel64.native().your_function(...)``
+   and returning a tuple. Declare what backward keeps once, in the class:
+   ``retained_for_backward = (input indexes, output indexes)``; the
+   machinery retains them whichever route runs (neither forward method then
+   calls ``retain_inputs``/``retain_outputs``).
    The machinery converts: mdarray inputs of an op that does not take its
    route become NumPy arrays; outputs of a route whose inputs were all NumPy
    become NumPy arrays ("NumPy in, NumPy out"), so ``forward_intel64`` may
