@@ -223,16 +223,17 @@ class FunctionNode:
         the PTB model's LSTM stack).
         """
         chosen = self._choose_intel64(inputs)
-        self._route_choice = (tuple(id(a) for a in inputs), chosen, inputs)
+        self._route_choice = (tuple(inputs), chosen)
         return chosen
 
     def _take_route_choice(self, inputs):
         choice = self._route_choice
         if choice is not None:
             self._route_choice = None
-            if len(choice[0]) == len(inputs) and all(
-                    id(a) == i for a, i in zip(inputs, choice[0])):
-                return choice[1]
+            asked, chosen = choice
+            if len(asked) == len(inputs) and all(
+                    a is b for a, b in zip(inputs, asked)):
+                return chosen
         return self._choose_intel64(inputs)
 
     def _choose_intel64(self, inputs):

@@ -47,6 +47,7 @@ class Intel64Device(Device):
         model's step). Afterwards the padding of a blocked layout is zero
         again. False (nothing done) when that does not apply.
         """
+        from cpuframe.backend import is_array  # the backends' own floor
         data, grad = param.array, param.grad
         if not _pkg.is_native_array(data) or data.dtype != numpy.float32:
             return False
@@ -62,10 +63,10 @@ class Intel64Device(Device):
             return False
         state = rule._state or {}
         for value in state.values():
-            if _is_array(value) and not (
+            if is_array(value) and not (
                     _pkg.is_native_array(value) and value.same_layout(data)):
                 return False
-        views = {k: v.raw_view() if _is_array(v) else v
+        views = {k: v.raw_view() if is_array(v) else v
                  for k, v in state.items()}
         flat = _FlatParam(data.raw_view(), grad_view)
         rule._state = dict(views)
@@ -89,12 +90,6 @@ class Intel64Device(Device):
             if t.has_padding:
                 t.zero_padding()
         return True
-
-
-def _is_array(value):
-    from cpuframe.backends import cuda
-    return isinstance(value, numpy.ndarray) or _pkg.is_native_array(value) \
-        or cuda.is_cupy_array(value)
 
 
 class _FlatParam:
