@@ -35,6 +35,7 @@ from cpuframe.configuration import (
     global_config,
     is_debug,
     mixed16,
+    mixed_bf16,
     no_backprop_mode,
     set_debug,
     using_config,

@@ -25,7 +25,8 @@ def _validate(name, value):
         raise ValueError(
             'config.use_cudnn: expected one of {}, got {!r}'.format(
                 ', '.join(repr(v) for v in _USE_CUDNN_VALUES), value))
-    if name == 'dtype' and value is not None and value is not mixed16:
+    if name == 'dtype' and value is not None and value is not mixed16 \
+            and value is not mixed_bf16:
         dt = numpy.dtype(value)
         if dt.kind != 'f':
             raise ValueError(
@@ -54,8 +55,45 @@ class _Mixed16:
 mixed16 = _Mixed16()
 
 
+class _MixedBF16:
+    """The ``mixed_bf16`` dtype specifier (cpuframe's bfloat16 mixed mode).
+
+    As ``config.dtype`` it asks the ops with a bfloat16 route (convolution,
+    deconvolution, linear, pooling, LRN, relu, the residual add, concat,
+    batch normalization's data path) to read their activations and weights
+    rounded to bfloat16, accumulate in float32 and write bfloat16
+    activations; batch normalization's statistics, the loss, weight
+    gradients and the optimizer's master weights stay float32 (Chainer's
+    ``use_fp32_update()`` without asking). ``numpy.dtype(mixed_bf16)`` is
+    float32: NumPy has no bfloat16, so parameters and the arrays a user
+    reads are float32 (an Intel64 activation stored in bfloat16 reports
+    ``storage_dtype == 'bfloat16'`` and converts to float32 exactly).
+    """
+
+    dtype = numpy.dtype(numpy.float32)
+
+    def __repr__(self):
+        return "dtype('mixed_bf16')"
+
+    def __reduce__(self):
+        return 'mixed_bf16'
+
+
+#: The bfloat16 mixed-precision dtype specifier, for ``config.dtype``.
+mixed_bf16 = _MixedBF16()
+
+_NAMED_DTYPES = {'mixed16': mixed16, 'mixed_bf16': mixed_bf16}
+
+
 def _dtype_from_env(name):
-    return mixed16 if name == 'mixed16' else numpy.dtype(name)
+    if name in _NAMED_DTYPES:
+        return _NAMED_DTYPES[name]
+    try:
+        return numpy.dtype(name)
+    except TypeError:
+        raise ValueError(
+            'CPUFRAME_DTYPE / CHAINER_DTYPE: expected float16, float32, '
+            'float64, mixed16 or mixed_bf16, got {!r}'.format(name)) from None
 
 
 class GlobalConfig:

@@ -37,6 +37,8 @@ struct BatchNormContext {
 };
 using BatchNormContextPtr = std::shared_ptr<BatchNormContext>;
 
+// A bf16 x (mixed_bf16) gives a bf16 y and gx; the statistics, gamma, beta
+// and their gradients are float32 whatever x is.
 const normalization_flags scale_shift =
     normalization_flags::use_scale | normalization_flags::use_shift;
 
@@ -71,7 +73,7 @@ std::string what_x(const TensorPtr& x) { return "x " + shape_str(x->shape()) + "
 py::tuple bn_forward_training(const py::object& x_obj, const py::object& gamma_obj,
                               const py::object& beta_obj, float eps) {
     constexpr const char* fn = "batch_normalization_forward";
-    TensorPtr x = as_tensor(fn, "x", x_obj);
+    TensorPtr x = as_tensor_any(fn, "x", x_obj);  // f32, or bf16 (mixed_bf16)
     check_x(fn, x);
     const std::int64_t c = x->shape()[1];
     TensorPtr gamma = channel_vector(fn, "gamma", gamma_obj, c);
@@ -107,7 +109,7 @@ TensorPtr bn_forward_inference(const py::object& x_obj, const py::object& gamma_
                                const py::object& beta_obj, const py::object& mean_obj,
                                const py::object& var_obj, float eps, bool defer) {
     constexpr const char* fn = "batch_normalization_inference";
-    TensorPtr x = as_tensor(fn, "x", x_obj);
+    TensorPtr x = as_tensor_any(fn, "x", x_obj);  // f32, or bf16 (mixed_bf16)
     check_x(fn, x);
     const std::int64_t c = x->shape()[1];
     TensorPtr gamma = channel_vector(fn, "gamma", gamma_obj, c);
@@ -160,8 +162,8 @@ py::tuple bn_backward(const py::object& x_obj, const py::object& gamma_obj,
                       const py::object& gy_obj, const BatchNormContextPtr& ctx,
                       bool overwrite_gy) {
     constexpr const char* fn = "batch_normalization_backward";
-    TensorPtr x = as_tensor(fn, "x", x_obj);
-    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
+    TensorPtr x = as_tensor_any(fn, "x", x_obj);  // f32, or bf16 (mixed_bf16)
+    TensorPtr gy = as_tensor_any(fn, "gy", gy_obj);  // converted to the forward's type
     if (x->shape() != ctx->x_shape || gy->shape() != ctx->x_shape) {
         throw py::value_error(std::string(fn) + ": expected x and gy of the forward's shape " +
                               shape_str(ctx->x_shape) + ", got x " + shape_str(x->shape()) +

@@ -48,7 +48,13 @@ py::tuple concat_forward(const py::sequence& xs_obj, int axis) {
     std::vector<TensorPtr> xs;
     for (std::size_t i = 0; i < n; ++i) {
         const std::string arg = "xs[" + std::to_string(i) + "]";
-        xs.push_back(as_tensor(fn, arg.c_str(), xs_obj[i]));
+        xs.push_back(as_tensor_any(fn, arg.c_str(), xs_obj[i]));
+    }
+    // One data type for all (oneDNN's concat mixes none): bf16 when any input
+    // is (mixed_bf16), the others converted.
+    memory::data_type dt = memory::data_type::f32;
+    for (const TensorPtr& x : xs) {
+        if (x->dtype() == memory::data_type::bf16) dt = x->dtype();
     }
     const int ndim = xs[0]->ndim();
     if (ndim < 1 || axis < 0 || axis >= ndim) {
@@ -74,6 +80,8 @@ py::tuple concat_forward(const py::sequence& xs_obj, int axis) {
                                                     : plain_desc(x->desc().get_dims()));
     }
     return guard_dnnl(fn, [&] { return shapes_text(xs); }, [&] {
+        for (TensorPtr& x : xs) x = x->as_data_type(dt);
+        for (std::size_t i = 0; i < n; ++i) ctx->grad_mds[i] = with_data_type(ctx->grad_mds[i], dt);
         std::vector<memory::desc> srcs;
         PrimitiveKey key("concat");
         key.option("axis", axis);
@@ -110,7 +118,8 @@ memory::desc outer_order_desc(const memory::desc& md) {
 
 py::list concat_backward(const py::object& gy_obj, const ConcatContextPtr& ctx) {
     constexpr const char* fn = "concat_backward";
-    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
+    // Any data type: each gx comes in its input's (the reorders convert).
+    TensorPtr gy = as_tensor_any(fn, "gy", gy_obj);
     if (gy->shape() != ctx->y_shape) {
         throw py::value_error(std::string(fn) + ": expected gy of the concatenated shape " +
                               shape_str(ctx->y_shape) + ", got " + shape_str(gy->shape()));

@@ -150,7 +150,7 @@ std::vector<memory::desc> offers(const memory::desc& w_off, bool acts_offered,
                                  const dims& wd) {
     std::vector<memory::desc> tries;
     if (!is_any(w_off) || acts_offered) tries.push_back(w_off);
-    if (!is_any(w_off) && acts_offered) tries.push_back(any_md(wd));
+    if (!is_any(w_off) && acts_offered) tries.push_back(any_md(wd, w_off.get_data_type()));
     return tries;
 }
 
@@ -223,8 +223,8 @@ TensorPtr conv_forward(const py::object& x_obj, const py::object& w_obj, const p
                        const std::vector<std::int64_t>& pad_r, std::int64_t groups,
                        bool defer) {
     constexpr const char* fn = "convolution_forward";
-    TensorPtr x = as_tensor(fn, "x", x_obj);
-    TensorPtr W = as_tensor(fn, "W", w_obj);
+    TensorPtr x = as_tensor_any(fn, "x", x_obj);
+    TensorPtr W = as_tensor_any(fn, "W", w_obj);
     TensorPtr b = b_obj.is_none() ? nullptr : as_tensor(fn, "b", b_obj);
     if (x->ndim() < 3) {
         throw py::value_error(std::string(fn) + ": expected x with at least 3 dimensions, got " +
@@ -237,24 +237,27 @@ TensorPtr conv_forward(const py::object& x_obj, const py::object& w_obj, const p
     return guard_dnnl(fn, [&] { return describe("x", x->shape(), "W", W->shape()); }, [&] {
         const dims xd = to_dims(x->shape()), wd = weight_dims(W->shape(), groups),
                    yd = to_dims(y_shape);
-        const memory::desc x_off = offered_md(x, xd), w_off = offered_md(W, wd);
+        // bf16 when x is (mixed_bf16): weights read as bf16 (the reorder
+        // converts a float32 master), f32 accumulation, bf16 y; f32 bias.
+        const memory::data_type dt = compute_dt({&x});
+        const memory::desc x_off = offered_md(x, xd, dt), w_off = offered_md(W, wd, dt);
         auto make_key = [&](const memory::desc& w_md) {
             PrimitiveKey key("convolution_forward");
-            key.prop(fwd_prop()).shape(xd).shape(wd).option("bias", b != nullptr);
+            key.prop(fwd_prop()).dtype(dt).shape(xd).shape(wd).option("bias", b != nullptr);
             add_geometry(key, g);
             key.text("src", md_text(x_off)).text("weights", md_text(w_md));
             return key;
         };
         dnnl::primitive conv = PrimitiveCache::global().get_or_create(make_key(w_off), [&] {
-            fwd::primitive_desc any = fwd_pd(any_md(xd), any_md(wd), b ? y_shape[1] : 0, any_md(yd), g,
-                                             false);
+            fwd::primitive_desc any = fwd_pd(any_md(xd, dt), any_md(wd, dt), b ? y_shape[1] : 0,
+                                             any_md(yd, dt), g, false);
             return dnnl::primitive(fwd(offered_or_any(
                 any, offers(w_off, !is_any(x_off), wd), [&](const memory::desc& w_try) {
-                    return fwd_pd(x_off, w_try, b ? y_shape[1] : 0, any_md(yd), g, true);
+                    return fwd_pd(x_off, w_try, b ? y_shape[1] : 0, any_md(yd, dt), g, true);
                 })));
         });
         const memory::desc w_want = query_md(conv, query::weights_md);
-        if (is_tensor(w_obj) && W->is_plain() && !(W->desc() == w_want)) {
+        if (is_tensor(w_obj) && may_adopt(W, w_want)) {
             // A parameter on the Intel64 device: adopt the layout for good.
             W->reorder_inplace(w_want);
             PrimitiveCache::global().get_or_create(make_key(w_want), [&] { return conv; });
@@ -288,6 +291,7 @@ void add_channel_bias(const TensorPtr& y, const TensorPtr& b) {
     dims bd(y->ndim(), 1);
     bd[1] = y->shape()[1];
     const memory::desc b_md = plain_desc(bd);
+    // A float32 bias added to y's values (bf16 ones are rounded again).
     PrimitiveKey key("binary_add_channel_bias");
     key.text("dst", desc_key(y->desc()));
     dnnl::primitive add = PrimitiveCache::global().get_or_create(key, [&] {
@@ -308,8 +312,8 @@ TensorPtr conv_backward_data(const py::object& gy_obj, const py::object& w_obj,
                              const std::vector<std::int64_t>& pad_r, std::int64_t groups,
                              const py::object& b_obj) {
     constexpr const char* fn = "convolution_backward_data";
-    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
-    TensorPtr W = as_tensor(fn, "W", w_obj);
+    TensorPtr gy = as_tensor_any(fn, "gy", gy_obj);
+    TensorPtr W = as_tensor_any(fn, "W", w_obj);
     TensorPtr b = b_obj.is_none() ? nullptr : as_tensor(fn, "b", b_obj);
     const Shape xs(x_shape.begin(), x_shape.end());
     if (xs.size() < 3) {
@@ -327,30 +331,32 @@ TensorPtr conv_backward_data(const py::object& gy_obj, const py::object& w_obj,
 
     return guard_dnnl(fn, [&] { return describe("gy", gy->shape(), "W", W->shape()); }, [&] {
         const dims xd = to_dims(xs), wd = weight_dims(W->shape(), groups), yd = to_dims(y_shape);
-        const memory::desc gy_off = offered_md(gy, yd), w_off = offered_md(W, wd);
+        const memory::data_type dt = compute_dt({&gy});  // bf16: gx bf16 too
+        const memory::desc gy_off = offered_md(gy, yd, dt), w_off = offered_md(W, wd, dt);
         auto make_key = [&](const memory::desc& w_md) {
             PrimitiveKey key("convolution_backward_data");
-            key.prop(fwd_prop()).shape(xd).shape(wd);
+            key.prop(fwd_prop()).dtype(dt).shape(xd).shape(wd);
             add_geometry(key, g);
             key.text("diff_dst", md_text(gy_off)).text("weights", md_text(w_md));
             return key;
         };
         dnnl::primitive conv = PrimitiveCache::global().get_or_create(make_key(w_off), [&] {
             const fwd::primitive_desc hint =
-                fwd_pd(any_md(xd), any_md(wd), 0, any_md(yd), g, false);
+                fwd_pd(any_md(xd, dt), any_md(wd, dt), 0, any_md(yd, dt), g, false);
             bwd_data::primitive_desc any(cpu_engine(), algorithm::convolution_direct,
-                                         any_md(xd), any_md(wd), any_md(yd), g.stride, g.dilate,
+                                         any_md(xd, dt), any_md(wd, dt), any_md(yd, dt),
+                                         g.stride, g.dilate,
                                          g.pad_l, g.pad_r, hint, op_attr());
             return dnnl::primitive(bwd_data(offered_or_any(
                 any, offers(w_off, !is_any(gy_off), wd), [&](const memory::desc& w_try) {
                     return bwd_data::primitive_desc(cpu_engine(), algorithm::convolution_direct,
-                                                    any_md(xd), w_try, gy_off, g.stride,
+                                                    any_md(xd, dt), w_try, gy_off, g.stride,
                                                     g.dilate, g.pad_l, g.pad_r, hint, op_attr(),
                                                     true);
                 })));
         });
         const memory::desc w_want = query_md(conv, query::weights_md);
-        if (is_tensor(w_obj) && W->is_plain() && !(W->desc() == w_want)) {
+        if (is_tensor(w_obj) && may_adopt(W, w_want)) {
             W->reorder_inplace(w_want);
             PrimitiveCache::global().get_or_create(make_key(w_want), [&] { return conv; });
         }
@@ -376,8 +382,8 @@ py::tuple conv_backward_weights(const py::object& x_obj, const py::object& gy_ob
                                 const std::vector<std::int64_t>& pad_r, std::int64_t groups,
                                 const py::object& w_like_obj) {
     constexpr const char* fn = "convolution_backward_weights";
-    TensorPtr x = as_tensor(fn, "x", x_obj);
-    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
+    TensorPtr x = as_tensor_any(fn, "x", x_obj);
+    TensorPtr gy = as_tensor_any(fn, "gy", gy_obj);
     TensorPtr w_like = is_tensor(w_like_obj) ? w_like_obj.cast<TensorPtr>() : nullptr;
     const Shape ws(w_shape.begin(), w_shape.end());
     if (x->ndim() < 3) {
@@ -396,17 +402,20 @@ py::tuple conv_backward_weights(const py::object& x_obj, const py::object& gy_ob
 
     return guard_dnnl(fn, [&] { return describe("x", x->shape(), "gy", gy->shape()); }, [&] {
         const dims xd = to_dims(x->shape()), wd = weight_dims(ws, groups), yd = to_dims(y_shape);
-        const memory::desc x_off = offered_md(x, xd), gy_off = offered_md(gy, yd);
+        // bf16 x and gy (mixed_bf16): float32 gW and gb all the same.
+        const memory::data_type dt = compute_dt({&x, &gy});
+        const memory::desc x_off = offered_md(x, xd, dt), gy_off = offered_md(gy, yd, dt);
         const memory::desc gw_off = offered_md(w_like, wd);
         const memory::desc b_md = plain_desc({ws[0]});
         PrimitiveKey key("convolution_backward_weights");
-        key.prop(fwd_prop()).shape(xd).shape(wd).option("bias", with_bias);
+        key.prop(fwd_prop()).dtype(dt).shape(xd).shape(wd).option("bias", with_bias);
         add_geometry(key, g);
         key.text("src", md_text(x_off)).text("diff_dst", md_text(gy_off))
             .text("diff_weights", md_text(gw_off));
         dnnl::primitive conv = PrimitiveCache::global().get_or_create(key, [&] {
             const fwd::primitive_desc hint =
-                fwd_pd(any_md(xd), any_md(wd), with_bias ? ws[0] : 0, any_md(yd), g, false);
+                fwd_pd(any_md(xd, dt), any_md(wd, dt), with_bias ? ws[0] : 0, any_md(yd, dt), g,
+                       false);
             auto make_pd = [&](const memory::desc& s, const memory::desc& w,
                                const memory::desc& d, bool allow_empty) {
                 if (with_bias) {
@@ -419,7 +428,8 @@ py::tuple conv_backward_weights(const py::object& x_obj, const py::object& gy_ob
                                                    g.pad_r, hint, op_attr(),
                                                    allow_empty);
             };
-            bwd_weights::primitive_desc any = make_pd(any_md(xd), any_md(wd), any_md(yd), false);
+            bwd_weights::primitive_desc any =
+                make_pd(any_md(xd, dt), any_md(wd), any_md(yd, dt), false);
             const bool acts = !is_any(x_off) || !is_any(gy_off);
             return dnnl::primitive(bwd_weights(offered_or_any(
                 any, offers(gw_off, acts, wd),

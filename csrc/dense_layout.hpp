@@ -56,14 +56,15 @@ inline bool is_dense(const memory::desc& md) {
 // t itself when it is dense, else a plain copy (counted as a reorder).
 inline TensorPtr dense_tensor(const TensorPtr& t) {
     if (is_dense(t->desc())) return t;
-    return t->reordered(plain_desc(t->desc().get_dims()));
+    return t->reordered(plain_desc(t->desc().get_dims(), t->dtype()));
 }
 
-// A 1-D f32 desc over the whole physical buffer of a dense desc (padding
-// included): element-wise primitives see every layout alike.
+// A 1-D desc (md's data type) over the whole physical buffer of a dense desc
+// (padding included): element-wise primitives see every layout alike.
 inline memory::desc flat_desc(const memory::desc& md) {
-    const memory::dim n = static_cast<memory::dim>(md.get_size() / sizeof(float));
-    return memory::desc({n}, memory::data_type::f32, memory::format_tag::a);
+    const memory::data_type dt = md.get_data_type();
+    const memory::dim n = static_cast<memory::dim>(md.get_size() / memory::data_type_size(dt));
+    return memory::desc({n}, dt, memory::format_tag::a);
 }
 
 inline std::string join_dims(const memory::dims& v) {
@@ -75,9 +76,11 @@ inline std::string join_dims(const memory::dims& v) {
     return s;
 }
 
-// An f32 desc of dims that lets the primitive choose the layout.
-inline memory::desc any_f32(const memory::dims& d) {
-    return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
+// A desc of dims (f32 unless dt says otherwise) that lets the primitive choose
+// the layout.
+inline memory::desc any_f32(const memory::dims& d,
+                            memory::data_type dt = memory::data_type::f32) {
+    return memory::desc(d, dt, memory::format_tag::any);
 }
 
 }  // namespace cpuframe

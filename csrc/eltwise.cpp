@@ -34,9 +34,40 @@ TensorPtr dense(const TensorPtr& t) {
     if (md.get_inner_nblks() > 0 || t->is_plain()) return t;
     // A permutation (e.g. NHWC) is dense when its size equals the element count;
     // strided NumPy views are not.
-    if (md.get_size() == static_cast<std::size_t>(t->size()) * sizeof(float)) return t;
-    return t->reordered(plain_desc(md.get_dims()));
+    if (md.get_size() ==
+        static_cast<std::size_t>(t->size()) * memory::data_type_size(md.get_data_type()))
+        return t;
+    return t->reordered(plain_desc(md.get_dims(), md.get_data_type()));
 }
+
+// bfloat16 values (mixed_bf16 activations) as their bits. relu keeps NaN
+// (either sign) and positive values and writes +0 for the rest, as the
+// float32 kernel does; its gradient passes gy where y > 0.
+constexpr std::uint16_t bf16_sign = 0x8000u, bf16_inf = 0x7f80u;
+inline bool bf16_nan(std::uint16_t b) { return (b & 0x7fffu) > bf16_inf; }
+inline bool bf16_positive(std::uint16_t b) { return (b & bf16_sign) == 0 && b != 0 && b <= bf16_inf; }
+
+void relu_flat_bf16(const std::uint16_t* x, std::uint16_t* y, std::int64_t n) {
+    py::gil_scoped_release release;
+#if defined(CPUFRAME_HAVE_OPENMP)
+#pragma omp parallel for simd schedule(static) if (n >= (std::int64_t{1} << 16))
+#endif
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::uint16_t b = x[i];
+        y[i] = ((b & bf16_sign) != 0 || b == 0) && !bf16_nan(b) ? std::uint16_t{0} : b;
+    }
+}
+
+void relu_grad_flat_bf16(const std::uint16_t* y, const std::uint16_t* gy, std::uint16_t* gx,
+                         std::int64_t n) {
+    py::gil_scoped_release release;
+#if defined(CPUFRAME_HAVE_OPENMP)
+#pragma omp parallel for simd schedule(static) if (n >= (std::int64_t{1} << 16))
+#endif
+    for (std::int64_t i = 0; i < n; ++i) gx[i] = bf16_positive(y[i]) ? gy[i] : std::uint16_t{0};
+}
+
+bool is_bf16(const TensorPtr& t) { return t->dtype() == memory::data_type::bf16; }
 
 // oneDNN's eltwise_relu maps NaN to 0 where the NumPy path (maximum) keeps
 // it; relu_values keeps it, at the same memory traffic (memory bound).
@@ -57,10 +88,16 @@ void relu_grad_flat(const float* y, const float* gy, float* gx, std::int64_t n) 
 
 TensorPtr relu_tensor(const py::object& x_obj) {
     constexpr const char* fn = "relu";
-    TensorPtr x = dense(as_tensor(fn, "x", x_obj));
+    TensorPtr x = dense(as_tensor_any(fn, "x", x_obj));  // f32, or bf16 (mixed_bf16)
     TensorPtr y = Tensor::empty(x->desc(), x->shape());
-    const std::int64_t n = static_cast<std::int64_t>(x->nbytes() / sizeof(float));
     if (x->size() == 0) return y;
+    if (is_bf16(x)) {
+        relu_flat_bf16(static_cast<const std::uint16_t*>(x->data()),
+                       static_cast<std::uint16_t*>(y->data()),
+                       static_cast<std::int64_t>(x->nbytes() / sizeof(std::uint16_t)));
+        return y;
+    }
+    const std::int64_t n = static_cast<std::int64_t>(x->nbytes() / sizeof(float));
     relu_flat(static_cast<const float*>(x->data()), static_cast<float*>(y->data()), n);
     return y;
 }
@@ -111,8 +148,12 @@ void add_f32(py::array out, py::array a, py::array b) {
 TensorPtr relu_grad_tensor(const py::object& y_obj, const py::object& gy_obj,
                            bool overwrite_gy) {
     constexpr const char* fn = "relu_grad";
-    TensorPtr y = dense(as_tensor(fn, "y", y_obj));
-    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
+    // f32, or bf16 when either is (mixed_bf16: then y, gy and gx are bf16).
+    TensorPtr y = as_tensor_any(fn, "y", y_obj);
+    TensorPtr gy = as_tensor_any(fn, "gy", gy_obj);
+    const memory::data_type dt = compute_dt({&y, &gy});
+    y = dense(guard_dnnl(fn, [&] { return "y " + shape_str(y->shape()); },
+                         [&] { return y->as_data_type(dt); }));
     if (y->shape() != gy->shape()) {
         throw py::value_error(std::string(fn) + ": expected y and gy of the same shape, got y " +
                               shape_str(y->shape()) + " and gy " + shape_str(gy->shape()));
@@ -130,6 +171,13 @@ TensorPtr relu_grad_tensor(const py::object& y_obj, const py::object& gy_obj,
             gx = gy;
         } else {
             gx = Tensor::empty(y->desc(), y->shape());
+        }
+        if (dt == memory::data_type::bf16) {
+            relu_grad_flat_bf16(static_cast<const std::uint16_t*>(y->data()),
+                                static_cast<const std::uint16_t*>(gy->data()),
+                                static_cast<std::uint16_t*>(gx->data()),
+                                static_cast<std::int64_t>(y->nbytes() / sizeof(std::uint16_t)));
+            return;
         }
         relu_grad_flat(static_cast<const float*>(y->data()),
                        static_cast<const float*>(gy->data()), static_cast<float*>(gx->data()),

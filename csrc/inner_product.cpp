@@ -108,8 +108,8 @@ bool bwd_weights_plain(std::int64_t in, std::int64_t out, bool bias) {
 TensorPtr linear_forward(const py::object& x_obj, const py::object& w_obj,
                          const py::object& b_obj) {
     constexpr const char* fn = "linear_forward";
-    TensorPtr x = as_tensor(fn, "x", x_obj);
-    TensorPtr W = as_tensor(fn, "W", w_obj);
+    TensorPtr x = as_tensor_any(fn, "x", x_obj);
+    TensorPtr W = as_tensor_any(fn, "W", w_obj);
     TensorPtr b = b_obj.is_none() ? nullptr : as_tensor(fn, "b", b_obj);
     check_2d(fn, "x", x);
     check_2d(fn, "W", W);
@@ -125,12 +125,19 @@ TensorPtr linear_forward(const py::object& x_obj, const py::object& w_obj,
     return guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()) + " and W " +
                                        shape_str(W->shape()); }, [&] {
         const dims xd = {n, in}, wd = {out, in}, yd = {n, out};
-        const bool plain = W->is_plain() && (keep_plain_weights(n, in, out) ||
-                                             bwd_weights_plain(in, out, b != nullptr));
-        const memory::desc w_off = plain ? plain_desc(wd) : offered_md(W, wd);
+        // bf16 when x is (mixed_bf16): W read as bf16 in the layout the
+        // primitive wants (converted from the float32 master each call),
+        // f32 accumulation and bias, bf16 y. The plain-weight policy below
+        // was measured for float32 kernels only.
+        const memory::data_type dt = compute_dt({&x});
+        const bool plain = dt == memory::data_type::f32 && W->is_plain() &&
+                           (keep_plain_weights(n, in, out) ||
+                            bwd_weights_plain(in, out, b != nullptr));
+        const memory::desc w_off = plain ? plain_desc(wd) : offered_md(W, wd, dt);
         auto make_key = [&](const memory::desc& w_md) {
             PrimitiveKey key("inner_product_forward");
-            key.shape(xd).shape(wd).option("bias", b != nullptr).text("weights", md_text(w_md));
+            key.dtype(dt).shape(xd).shape(wd).option("bias", b != nullptr)
+                .text("weights", md_text(w_md));
             return key;
         };
         dnnl::primitive ip = PrimitiveCache::global().get_or_create(make_key(w_off), [&] {
@@ -139,15 +146,15 @@ TensorPtr linear_forward(const py::object& x_obj, const py::object& w_obj,
                 if (kept) return dnnl::primitive(ip_fwd(kept));
             }
             ip_fwd::primitive_desc any =
-                fwd_pd(any_md(xd), any_md(wd), b ? out : 0, any_md(yd), false);
+                fwd_pd(any_md(xd, dt), any_md(wd, dt), b ? out : 0, any_md(yd, dt), false);
             std::vector<memory::desc> tries;
             if (!is_any(w_off) && !plain) tries.push_back(w_off);
             return dnnl::primitive(ip_fwd(offered_or_any(any, tries, [&](const memory::desc& w) {
-                return fwd_pd(any_md(xd), w, b ? out : 0, any_md(yd), true);
+                return fwd_pd(any_md(xd, dt), w, b ? out : 0, any_md(yd, dt), true);
             })));
         });
         const memory::desc w_want = query_md(ip, query::weights_md);
-        if (is_tensor(w_obj) && W->is_plain() && !(W->desc() == w_want)) {
+        if (is_tensor(w_obj) && may_adopt(W, w_want)) {
             W->reorder_inplace(w_want);
             PrimitiveCache::global().get_or_create(make_key(w_want), [&] { return ip; });
         }
@@ -165,8 +172,8 @@ TensorPtr linear_forward(const py::object& x_obj, const py::object& w_obj,
 
 TensorPtr linear_backward_data(const py::object& gy_obj, const py::object& w_obj) {
     constexpr const char* fn = "linear_backward_data";
-    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
-    TensorPtr W = as_tensor(fn, "W", w_obj);
+    TensorPtr gy = as_tensor_any(fn, "gy", gy_obj);
+    TensorPtr W = as_tensor_any(fn, "W", w_obj);
     check_2d(fn, "gy", gy);
     check_2d(fn, "W", W);
     const std::int64_t n = gy->shape()[0], out = W->shape()[0], in = W->shape()[1];
@@ -180,25 +187,28 @@ TensorPtr linear_backward_data(const py::object& gy_obj, const py::object& w_obj
         // Plain weights are used as they are: gemm:jit on plain weights beats
         // brgemm_bwd_d on its blocked layout plus a reorder of W (measured for
         // every shape of the convnet and RNN benchmarks).
-        const bool plain = W->is_plain();
-        const memory::desc w_off = plain ? plain_desc(wd) : offered_md(W, wd);
+        // (bf16 gy in mixed_bf16: W converted by the reorder, bf16 gx.)
+        const memory::data_type dt = compute_dt({&gy});
+        const bool plain = dt == memory::data_type::f32 && W->is_plain();
+        const memory::desc w_off = plain ? plain_desc(wd) : offered_md(W, wd, dt);
         PrimitiveKey key("inner_product_backward_data");
-        key.shape(xd).shape(wd).text("weights", md_text(w_off));
+        key.dtype(dt).shape(xd).shape(wd).text("weights", md_text(w_off));
         dnnl::primitive ip = PrimitiveCache::global().get_or_create(key, [&] {
-            const ip_fwd::primitive_desc hint = fwd_pd(any_md(xd), any_md(wd), 0, any_md(yd), false);
+            const ip_fwd::primitive_desc hint =
+                fwd_pd(any_md(xd, dt), any_md(wd, dt), 0, any_md(yd, dt), false);
             if (plain) {
                 ip_bwd_data::primitive_desc kept(cpu_engine(), any_md(xd), w_off, any_md(yd), hint,
                                                  op_attr(), true);
                 if (kept) return dnnl::primitive(ip_bwd_data(kept));
             }
-            ip_bwd_data::primitive_desc any(cpu_engine(), any_md(xd), any_md(wd), any_md(yd), hint,
-                                            op_attr());
+            ip_bwd_data::primitive_desc any(cpu_engine(), any_md(xd, dt), any_md(wd, dt),
+                                            any_md(yd, dt), hint, op_attr());
             std::vector<memory::desc> tries;
             if (!is_any(w_off) && !plain) tries.push_back(w_off);
             return dnnl::primitive(ip_bwd_data(offered_or_any(
                 any, tries, [&](const memory::desc& w) {
-                    return ip_bwd_data::primitive_desc(cpu_engine(), any_md(xd), w, any_md(yd),
-                                                       hint, op_attr(), true);
+                    return ip_bwd_data::primitive_desc(cpu_engine(), any_md(xd, dt), w,
+                                                       any_md(yd, dt), hint, op_attr(), true);
                 })));
         });
         std::vector<TensorPtr> keep;
@@ -247,8 +257,8 @@ py::tuple linear_backward_weights(const py::object& x_obj, const py::object& gy_
                                   bool with_bias, const py::object& w_like_obj,
                                   const py::object& acc_obj) {
     constexpr const char* fn = "linear_backward_weights";
-    TensorPtr x = as_tensor(fn, "x", x_obj);
-    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
+    TensorPtr x = as_tensor_any(fn, "x", x_obj);
+    TensorPtr gy = as_tensor_any(fn, "gy", gy_obj);
     check_2d(fn, "x", x);
     check_2d(fn, "gy", gy);
     const std::int64_t n = x->shape()[0], in = x->shape()[1], out = gy->shape()[1];
@@ -264,7 +274,10 @@ py::tuple linear_backward_weights(const py::object& x_obj, const py::object& gy_
             throw py::value_error(std::string(fn) + ": an accumulator needs a plain weight "
                                   "(the gradient comes in the weight's layout)");
         }
-        return linear_backward_weights_into(fn, x, gy, with_bias, acc);
+        // sgemm reads float32: bf16 activations are converted (exactly).
+        const auto f32 = memory::data_type::f32;
+        return linear_backward_weights_into(fn, x->as_data_type(f32), gy->as_data_type(f32),
+                                            with_bias, acc);
     }
     return guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()) + " and gy " +
                                        shape_str(gy->shape()); }, [&] {
@@ -275,19 +288,23 @@ py::tuple linear_backward_weights(const py::object& x_obj, const py::object& gy_
             (!w_like || w_like->is_plain()) ? plain_desc(wd) : offered_md(w_like, wd);
         const bool plain = !w_like || w_like->is_plain();
         const memory::desc b_md = plain_desc({out});
+        // bf16 x and gy (mixed_bf16): float32 gW and gb all the same.
+        const memory::data_type dt = compute_dt({&x, &gy});
         PrimitiveKey key("inner_product_backward_weights");
-        key.shape(xd).shape(wd).option("bias", with_bias).text("diff_weights", md_text(gw_off));
+        key.dtype(dt).shape(xd).shape(wd).option("bias", with_bias)
+            .text("diff_weights", md_text(gw_off));
         dnnl::primitive ip = PrimitiveCache::global().get_or_create(key, [&] {
             const ip_fwd::primitive_desc hint =
-                fwd_pd(any_md(xd), any_md(wd), with_bias ? out : 0, any_md(yd), false);
+                fwd_pd(any_md(xd, dt), any_md(wd, dt), with_bias ? out : 0, any_md(yd, dt), false);
             auto make_pd = [&](const memory::desc& w, bool allow_empty) {
                 if (with_bias) {
-                    return ip_bwd_weights::primitive_desc(cpu_engine(), any_md(xd), w, b_md,
-                                                          any_md(yd), hint,
+                    return ip_bwd_weights::primitive_desc(cpu_engine(), any_md(xd, dt), w, b_md,
+                                                          any_md(yd, dt), hint,
                                                           op_attr(), allow_empty);
                 }
-                return ip_bwd_weights::primitive_desc(cpu_engine(), any_md(xd), w, any_md(yd),
-                                                      hint, op_attr(), allow_empty);
+                return ip_bwd_weights::primitive_desc(cpu_engine(), any_md(xd, dt), w,
+                                                      any_md(yd, dt), hint, op_attr(),
+                                                      allow_empty);
             };
             if (plain) {
                 ip_bwd_weights::primitive_desc kept = make_pd(gw_off, true);

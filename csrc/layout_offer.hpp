@@ -15,19 +15,28 @@
 
 namespace cpuframe {
 
-inline memory::desc any_md(const memory::dims& d) {
-    return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
+inline memory::desc any_md(const memory::dims& d,
+                           memory::data_type dt = memory::data_type::f32) {
+    return memory::desc(d, dt, memory::format_tag::any);
 }
 
 inline bool is_any(const memory::desc& md) {
     return md.get_format_kind() == memory::format_kind::any;
 }
 
-// The desc to offer oneDNN for t: its own layout when it is not plain (and
-// its dims fit), else `any`.
-inline memory::desc offered_md(const TensorPtr& t, const memory::dims& d) {
-    if (t && t->desc().get_dims() == d && !t->is_plain()) return t->desc();
-    return any_md(d);
+// The desc to offer oneDNN for t where the primitive computes in dt: t's own
+// layout when it is not plain (and its dims and data type fit), else `any`.
+inline memory::desc offered_md(const TensorPtr& t, const memory::dims& d,
+                               memory::data_type dt = memory::data_type::f32) {
+    if (t && t->desc().get_dims() == d && !t->is_plain() && t->dtype() == dt) return t->desc();
+    return any_md(d, dt);
+}
+
+// Whether a plain parameter may adopt, in place, the layout `want` a
+// primitive asks for: only within its own data type (a float32 master weight
+// read by a bf16 primitive stays float32; the primitive's reorder converts).
+inline bool may_adopt(const TensorPtr& w, const memory::desc& want) {
+    return w->is_plain() && !(w->desc() == want) && w->dtype() == want.get_data_type();
 }
 
 // A desc as primitive-key text ("any" or desc_key).

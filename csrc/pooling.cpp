@@ -98,7 +98,8 @@ memory::desc pooling_src(const PoolingContext& c, prop_kind kind, const TensorPt
     }
     auto jit = [&](const memory::desc& src) {
         const dims dilation(c.kernel.size(), 0);
-        fwd::primitive_desc pd(cpu_engine(), kind, c.alg, src, any_f32(to_dims(c.y_shape)),
+        fwd::primitive_desc pd(cpu_engine(), kind, c.alg, src,
+                               any_f32(to_dims(c.y_shape), src.get_data_type()),
                                c.stride, c.kernel, dilation, c.pad_l, c.pad_r, op_attr(), true);
         return pd && std::strncmp(pd.impl_info_str(), "jit", 3) == 0;
     };
@@ -107,7 +108,7 @@ memory::desc pooling_src(const PoolingContext& c, prop_kind kind, const TensorPt
         using tag = memory::format_tag;
         const bool is4 = xd.size() == 4;
         for (tag t : {is4 ? tag::aBcd16b : tag::aBcde16b, is4 ? tag::aBcd8b : tag::aBcde8b}) {
-            const memory::desc blocked(xd, memory::data_type::f32, t);
+            const memory::desc blocked(xd, plain.get_data_type(), t);
             if (jit(blocked)) {
                 chosen = blocked;
                 break;
@@ -125,7 +126,7 @@ py::tuple pooling_forward(const py::object& x_obj, const std::vector<std::int64_
                           const std::vector<std::int64_t>& pad_r, const std::string& mode,
                           bool training) {
     constexpr const char* fn = "pooling_forward";
-    TensorPtr x = as_tensor(fn, "x", x_obj);
+    TensorPtr x = as_tensor_any(fn, "x", x_obj);  // f32, or bf16 in and out (mixed_bf16)
     auto ctx = std::make_shared<PoolingContext>();
     ctx->alg = parse_algorithm(fn, mode);
     const std::size_t nsp = kernel.size();
@@ -176,7 +177,8 @@ py::tuple pooling_forward(const py::object& x_obj, const std::vector<std::int64_
         add_params(key, *ctx);
         dnnl::primitive prim = PrimitiveCache::global().get_or_create(key, [&] {
             return dnnl::primitive(
-                fwd(forward_pd(*ctx, kind, ctx->src_md, any_f32(to_dims(ctx->y_shape)))));
+                fwd(forward_pd(*ctx, kind, ctx->src_md,
+                               any_f32(to_dims(ctx->y_shape), ctx->src_md.get_data_type()))));
         });
         ctx->dst_md = query_md(prim, query::dst_md);
         TensorPtr y = Tensor::empty(ctx->dst_md, ctx->y_shape);
@@ -192,7 +194,8 @@ py::tuple pooling_forward(const py::object& x_obj, const std::vector<std::int64_
 
 TensorPtr pooling_backward(const py::object& gy_obj, const PoolingContextPtr& ctx) {
     constexpr const char* fn = "pooling_backward";
-    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
+    // In the forward's data type (a bf16 forward takes and gives bf16).
+    TensorPtr gy = as_tensor_any(fn, "gy", gy_obj);
     if (gy->shape() != ctx->y_shape) {
         throw py::value_error(std::string(fn) + ": expected gy of the pooled shape " +
                               shape_str(ctx->y_shape) + ", got " + shape_str(gy->shape()));

@@ -28,26 +28,33 @@ TensorPtr sum_tensors(const py::sequence& xs) {
     const TensorPtr* ref = nullptr;
     for (std::size_t i = 0; i < n; ++i) {
         const std::string arg = "xs[" + std::to_string(i) + "]";
-        ts.push_back(as_tensor(fn, arg.c_str(), xs[i]));
+        ts.push_back(as_tensor_any(fn, arg.c_str(), xs[i]));
         if (i && ts[i]->shape() != ts[0]->shape()) {
             throw py::value_error("sum: expected arrays of one shape, got " +
                                   shape_str(ts[0]->shape()) + " and " + shape_str(ts[i]->shape()));
         }
     }
+    // bf16 when any operand is (mixed_bf16: the residual add), summed in f32
+    // and rounded once.
+    memory::data_type dt = memory::data_type::f32;
+    for (const TensorPtr& t : ts) {
+        if (t->dtype() == memory::data_type::bf16) dt = t->dtype();
+    }
     for (std::size_t i = 0; i < n && !ref; ++i) {
-        if (is_tensor(xs[i])) ref = &ts[i];
+        if (is_tensor(xs[i]) && ts[i]->dtype() == dt) ref = &ts[i];
     }
     // All NumPy: plain layout (strided views are reordered to it).
     const memory::desc out_md =
-        ref ? (*ref)->desc() : plain_desc(ts[0]->desc().get_dims());
+        ref ? (*ref)->desc() : plain_desc(ts[0]->desc().get_dims(), dt);
     TensorPtr y = Tensor::empty(out_md, ts[0]->shape());
     if (y->size() == 0) return y;
     return guard_dnnl(fn, [&] { return std::to_string(n) + " arrays of " + shape_str(y->shape()); },
                       [&] {
-        const memory::dim flat = static_cast<memory::dim>(y->nbytes() / sizeof(float));
-        const memory::desc md({flat}, memory::data_type::f32, memory::format_tag::a);
+        const memory::dim flat =
+            static_cast<memory::dim>(y->nbytes() / memory::data_type_size(dt));
+        const memory::desc md({flat}, dt, memory::format_tag::a);
         PrimitiveKey key("sum");
-        key.option("n", static_cast<std::int64_t>(n)).shape({flat});
+        key.dtype(dt).option("n", static_cast<std::int64_t>(n)).shape({flat});
         dnnl::primitive sum = PrimitiveCache::global().get_or_create(key, [&] {
             std::vector<float> scales(n, 1.0f);
             std::vector<memory::desc> mds(n, md);

@@ -60,6 +60,9 @@ py::dtype numpy_dtype(memory::data_type dt) {
         case memory::data_type::s8: return py::dtype("int8");
         case memory::data_type::u8: return py::dtype("uint8");
         case memory::data_type::f16: return py::dtype("float16");
+        // NumPy has no bfloat16: a bf16 tensor's logical dtype is float32
+        // (its values convert exactly); storage_dtype says 'bfloat16'.
+        case memory::data_type::bf16: return py::dtype("float32");
         default: return py::dtype("void");
     }
 }
@@ -191,10 +194,15 @@ void Tensor::copy_from(const Tensor& src) {
     reorder_memory(memory(view, cpu_engine(), src.data_), mem_);
 }
 
+TensorPtr Tensor::as_data_type(memory::data_type dt) const {
+    if (dtype() == dt) return std::const_pointer_cast<Tensor>(shared_from_this());
+    return reordered(with_data_type(md_, dt));
+}
+
 py::array Tensor::to_numpy() const {
-    if (dtype() != memory::data_type::f32) {
-        throw py::type_error("Tensor.to_numpy: only float32 tensors convert to NumPy, got " +
-                             std::string(py::str(numpy_dtype(dtype()))));
+    if (dtype() != memory::data_type::f32 && dtype() != memory::data_type::bf16) {
+        throw py::type_error("Tensor.to_numpy: only float32 and bfloat16 tensors convert to "
+                             "NumPy, got " + std::string(py::str(numpy_dtype(dtype()))));
     }
     py::array_t<float> out(std::vector<py::ssize_t>(shape_.begin(), shape_.end()));
     settle();
@@ -407,7 +415,9 @@ TensorPtr accumulator_arg(const char* fn, const char* arg, const py::handle& obj
         throw py::value_error(std::string(fn) + ": expected " + arg +
                               " to be writeable (it accumulates in place)");
     }
-    TensorPtr t = as_tensor(fn, arg, obj);
+    // Not as_tensor: a bfloat16 accumulator converted to a float32 copy would
+    // take the sum and drop it.
+    TensorPtr t = as_tensor_any(fn, arg, obj);
     if (t->shape() != shape || !(t->desc() == plain_desc(to_dims(shape)))) {
         throw py::value_error(std::string(fn) + ": expected " + arg + " of shape " +
                               shape_str(shape) + " in plain row-major layout, got " +
@@ -416,7 +426,35 @@ TensorPtr accumulator_arg(const char* fn, const char* arg, const py::handle& obj
     return t;
 }
 
+memory::desc with_data_type(const memory::desc& md, memory::data_type dt) {
+    if (md.get_data_type() == dt) return md;
+    if (md.get_format_kind() == memory::format_kind::blocked && md.get_inner_nblks() == 0 &&
+        md.get_submemory_offset() == 0 && md.get_padded_dims() == md.get_dims()) {
+        return memory::desc(md.get_dims(), dt, md.get_strides());
+    }
+    return plain_desc(md.get_dims(), dt);
+}
+
+memory::data_type compute_dt(std::initializer_list<const TensorPtr*> ts) {
+    for (const TensorPtr* t : ts) {
+        if (t && *t && (*t)->dtype() == memory::data_type::bf16) return memory::data_type::bf16;
+    }
+    return memory::data_type::f32;
+}
+
 TensorPtr as_tensor(const char* fn, const char* arg, const py::handle& obj) {
+    TensorPtr t = as_tensor_any(fn, arg, obj);
+    if (t->dtype() == memory::data_type::f32) return t;
+    if (t->dtype() != memory::data_type::bf16) {
+        throw py::type_error(std::string(fn) + ": expected " + arg +
+                             " to be a float32 or bfloat16 Tensor, got " +
+                             std::string(py::str(numpy_dtype(t->dtype()))));
+    }
+    return guard_dnnl(fn, [&] { return std::string(arg) + " " + shape_str(t->shape()); },
+                      [&] { return t->as_data_type(memory::data_type::f32); });
+}
+
+TensorPtr as_tensor_any(const char* fn, const char* arg, const py::handle& obj) {
     if (py::isinstance<Tensor>(obj)) return obj.cast<TensorPtr>();
     if (!py::isinstance<py::array>(obj)) {
         throw py::type_error(std::string(fn) + ": expected " + arg +

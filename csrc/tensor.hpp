@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -122,8 +123,13 @@ public:
     void reorder_inplace(const memory::desc& md);
     // Writes src's values (any layout or a float32 ndarray) into this buffer.
     void copy_from(const Tensor& src);
-    // A new C-contiguous ndarray in the logical shape.
+    // A new C-contiguous float32 ndarray in the logical shape (a bfloat16
+    // tensor converts exactly).
     py::array to_numpy() const;
+    // This tensor's values stored as dt: itself when it already is, else a
+    // converted copy in the same layout when the layout has no inner blocks,
+    // in plain layout otherwise (counted as a reorder).
+    TensorPtr as_data_type(memory::data_type dt) const;
     // Rewrites zeros into the padding of a blocked layout (oneDNN relies on it).
     void zero_padding();
 
@@ -162,10 +168,21 @@ std::string shape_str(const Shape& shape);
 py::dtype numpy_dtype(memory::data_type dt);
 memory::dims to_dims(const Shape& shape);
 
-// obj as a Tensor: a Tensor as it is, a float32 ndarray wrapped without a copy
-// (any positive strides; others are copied once). TypeError naming fn and arg
-// for anything else.
+// obj as a float32 Tensor: a float32 Tensor as it is, a bfloat16 Tensor
+// converted (a copy), a float32 ndarray wrapped without a copy (any positive
+// strides; others are copied once). TypeError naming fn and arg for anything
+// else. Every route whose kernels read float32 takes its inputs through it.
 TensorPtr as_tensor(const char* fn, const char* arg, const py::handle& obj);
+// The same for the routes that compute in bfloat16 too: a Tensor as it is,
+// whatever its data type (float32 or bfloat16).
+TensorPtr as_tensor_any(const char* fn, const char* arg, const py::handle& obj);
+// The data type a bf16-capable route computes in: bf16 when any of the given
+// (non-null) tensors is bf16, else f32 (mixed_bf16 mode hands the routes
+// bf16 activations; a float32 weight is converted by the primitive's reorder).
+memory::data_type compute_dt(std::initializer_list<const TensorPtr*> ts);
+// A desc with md's dims and strides and data type dt, when md has no inner
+// blocks; else the plain desc of md's dims with dt.
+memory::desc with_data_type(const memory::desc& md, memory::data_type dt);
 // True for Tensor objects.
 bool is_tensor(const py::handle& obj);
 // An accumulator argument (a kernel adds its result into it in place): None

@@ -54,7 +54,17 @@ Create one with Tensor.from_numpy(a); read it back with to_numpy().
         .def_property_readonly("shape", &shape_tuple, "The logical shape (NumPy order).")
         .def_property_readonly("ndim", &Tensor::ndim)
         .def_property_readonly("size", &Tensor::size)
-        .def_property_readonly("dtype", [](const Tensor& t) { return numpy_dtype(t.dtype()); })
+        .def_property_readonly("dtype", [](const Tensor& t) { return numpy_dtype(t.dtype()); },
+                               "The logical NumPy dtype: float32 (also for bfloat16 storage, "
+                               "which NumPy lacks).")
+        .def_property_readonly(
+            "storage_dtype",
+            [](const Tensor& t) {
+                return std::string(t.dtype() == memory::data_type::bf16 ? "bfloat16"
+                                                                      : "float32");
+            },
+            "How the buffer stores the values: 'float32' or 'bfloat16' (mixed_bf16 "
+            "activations).")
         .def_property_readonly("nbytes", &Tensor::nbytes,
                                "Bytes of the physical buffer (padding included).")
         .def_property_readonly("format", &Tensor::format,
@@ -136,6 +146,21 @@ Create one with Tensor.from_numpy(a); read it back with to_numpy().
         .def_static("empty_like", &Tensor::empty_like, py::arg("t"),
                     "An uninitialized tensor with t's shape and layout.");
 
+    m.def(
+        "to_bfloat16",
+        [](const py::object& x) {
+            TensorPtr t = as_tensor_any("to_bfloat16", "x", x);
+            return guarded("to_bfloat16", *t,
+                           [&] { return t->as_data_type(memory::data_type::bf16); });
+        },
+        py::arg("x"),
+        "x (a Tensor or float32 ndarray) stored as bfloat16, rounded to nearest even: x "
+        "itself when it already is, else a copy in its layout (plain for blocked ones).");
+    m.def(
+        "to_float32",
+        [](const py::object& x) { return as_tensor("to_float32", "x", x); },
+        py::arg("x"),
+        "x stored as float32: a float32 Tensor itself, a bfloat16 one converted (exactly).");
     m.def("reorder_stats", [] {
         py::dict d;
         d["count"] = reorder_counters().count.load();
