@@ -7,6 +7,7 @@ handwritten digits that ship with cpuframe (8x8 UCI digits, no network
 needed); ``--dataset mnist`` downloads and caches MNIST the way Chainer does.
 
     python examples/train_mnist.py --model cnn --device @intel64
+    python examples/train_mnist.py --device @intel64 --dtype mixed_bf16
     python examples/train_mnist.py --resume result/snapshot_iter_200
 
 Written against Chainer's API: replacing ``cpuframe`` by ``chainer`` in the
@@ -59,6 +60,30 @@ class ConvNet(chainer.Chain):
         return self.fc2(h)
 
 
+#: ``--dtype`` choices and the ``config.dtype`` each sets (the mixed
+#: specifiers are looked up on cpuframe when asked for).
+DTYPES = ('float32', 'mixed16', 'mixed_bf16', 'float64')
+
+
+def resolve_dtype(name):
+    """The ``config.dtype`` value for a ``--dtype`` choice."""
+    if name in ('mixed16', 'mixed_bf16'):
+        spec = getattr(chainer, name, None)
+        if spec is None:
+            raise SystemExit('--dtype {}: this cpuframe has no cpuframe.{} '
+                             '(the mode is not available)'.format(name, name))
+        return spec
+    return numpy.dtype(name).type
+
+
+def dtype_name(dtype):
+    """'float32', 'mixed_bf16', ... for a ``config.dtype`` value."""
+    if isinstance(dtype, (type, str, numpy.dtype)):
+        return numpy.dtype(dtype).name
+    text = repr(dtype)  # the mixed specifiers: "dtype('mixed_bf16')"
+    return text[len("dtype('"):-2] if text.startswith("dtype('") else text
+
+
 def get_data(name, ndim):
     if name == 'digits':
         return chainer.datasets.get_digits(ndim=ndim, scale=1.0)
@@ -83,13 +108,22 @@ def main():
                         default='digits')
     parser.add_argument('--noplot', dest='plot', action='store_false')
     parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--dtype', choices=DTYPES, default=None,
+                        help='config.dtype (default: float32, or what '
+                        'CPUFRAME_DTYPE sets): mixed_bf16 is the bfloat16 '
+                        'mixed mode (float32 master weights, bfloat16 oneDNN '
+                        'ops; with --device @intel64), mixed16 Chainer\'s')
     args = parser.parse_args()
 
+    # Before the model is built: the links read config.dtype.
+    if args.dtype is not None:
+        chainer.global_config.dtype = resolve_dtype(args.dtype)
     numpy.random.seed(args.seed)
     device = chainer.get_device(args.device)
     print('Device: {}'.format(device))
-    print('Model: {}, dataset: {}, minibatch: {}, epochs: {}'.format(
-        args.model, args.dataset, args.batchsize, args.epoch))
+    print('Model: {}, dataset: {}, minibatch: {}, epochs: {}, dtype: {}'.format(
+        args.model, args.dataset, args.batchsize, args.epoch,
+        dtype_name(chainer.config.dtype)))
 
     n_out = 10
     predictor = MLP(args.unit, n_out) if args.model == 'mlp' else ConvNet(n_out)
@@ -99,6 +133,11 @@ def main():
 
     optimizer = chainer.optimizers.Adam()
     optimizer.setup(model)
+    if args.dtype == 'mixed16':
+        # float16 parameters: update float32 master copies and scale the
+        # loss dynamically, as Chainer's mixed16 examples do.
+        optimizer.use_fp32_update()
+        optimizer.loss_scaling()
 
     train, test = get_data(args.dataset, ndim=1 if args.model == 'mlp' else 3)
     train_iter = chainer.iterators.SerialIterator(train, args.batchsize)

@@ -1,5 +1,7 @@
 """convnet-benchmarks for cpuframe: the intel64 (oneDNN) path against the NumPy
-path and PyTorch eager (NCHW and channels_last), on the classic models.
+path and PyTorch eager (NCHW and channels_last), on the classic models; with
+``--paths ...,intel64_bf16,torch_bf16`` also both in bfloat16 mixed precision
+(cpuframe's ``config.dtype = mixed_bf16``, PyTorch's ``torch.autocast``).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \\
         python benchmarks/convnet/run.py --models alexnet,vgg_a --batch 16 \\
@@ -30,9 +32,21 @@ HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent.parent
 
 ALL_MODELS = ('alexnet', 'overfeat', 'vgg_a', 'googlenet', 'resnet50')
-ALL_PATHS = ('intel64', 'numpy', 'torch_nchw', 'torch_channels_last')
-TORCH_PATHS = ('torch_nchw', 'torch_channels_last')
-CPUFRAME_PATHS = ('intel64', 'numpy')
+ALL_PATHS = ('intel64', 'numpy', 'torch_nchw', 'torch_channels_last',
+             'intel64_bf16', 'torch_bf16')
+#: What ``--paths`` runs when not given: the float32 paths (the bfloat16 ones
+#: are asked for by name).
+DEFAULT_PATHS = ('intel64', 'numpy', 'torch_nchw', 'torch_channels_last')
+TORCH_PATHS = ('torch_nchw', 'torch_channels_last', 'torch_bf16')
+#: The float32 PyTorch paths, of which ``intel64_over_best_torch`` takes the best.
+TORCH_FP32_PATHS = ('torch_nchw', 'torch_channels_last')
+CPUFRAME_PATHS = ('intel64', 'numpy', 'intel64_bf16')
+#: The cpuframe paths on the Intel64 device (``use_ideep='always'``).
+INTEL64_PATHS = ('intel64', 'intel64_bf16')
+#: bfloat16 mixed precision: cpuframe's ``mixed_bf16``, PyTorch's autocast.
+BF16_PATHS = ('intel64_bf16', 'torch_bf16')
+#: Removed from the workers' environment: each path sets its own dtype.
+DTYPE_VARS = ('CPUFRAME_DTYPE', 'CHAINER_DTYPE')
 #: Keys every path entry of the JSON has (None when the path did not run).
 REQUIRED_KEYS = ('fwd_ms', 'fwdbwd_ms', 'gflops', 'peak_rss_mb')
 THREAD_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
@@ -92,21 +106,26 @@ class _CpuframeRunner:
         self.info = {'cpuframe': str(Path(cpuframe.__file__).parent)}
         self.path = cfg['path']
         self.skip_reason = None
-        if self.path == 'intel64' and not intel64.is_ideep_available():
+        on_intel64 = self.path in INTEL64_PATHS
+        if on_intel64 and not intel64.is_ideep_available():
             self.skip_reason = ('the oneDNN native module cpuframe._dnnl is not '
                                 'available: {}'.format(intel64.unavailable_reason()))
             return
         models = _sibling('models')
         flops = _sibling('flops')
-        cpuframe.global_config.use_ideep = (
-            'always' if self.path == 'intel64' else 'never')
+        cpuframe.global_config.use_ideep = 'always' if on_intel64 else 'never'
+        if self.path == 'intel64_bf16':
+            # Before the model is built: the links read config.dtype.
+            cpuframe.global_config.dtype = _mixed_bf16(cpuframe)
+            self.info['bf16_support'] = _bf16_support(intel64)
+        self.info['dtype'] = _dtype_name(cpuframe.config.dtype)
         self.cpuframe = cpuframe
         self.F = cpuframe.functions
         self.model = models.build(cfg['model'], cfg['insize'])
         self.flops_fwd_per_image = flops.model_flops(self.model, cfg['insize'])
         x, t = _make_batch(numpy, cfg)
         self.native = None
-        if self.path == 'intel64':
+        if on_intel64:
             from cpuframe import _native
             self.native = _native.load()
             self.model.to_intel64()
@@ -114,6 +133,7 @@ class _CpuframeRunner:
             self.info.update(_native_info(self.native))
         self.x, self.t = x, t
         self.routes = None
+        self.storage = None
         self._creations_start = self._creations()
 
     def _creations(self):
@@ -124,6 +144,8 @@ class _CpuframeRunner:
     def step(self, count_routes=False):
         self.model.cleargrads()
         restore = _count_routes(self) if count_routes else None
+        if count_routes and self.path in INTEL64_PATHS:
+            restore = _chain(restore, _count_storage(self))
         try:
             t0 = time.perf_counter()
             y = self.model(self.x)
@@ -146,6 +168,10 @@ class _CpuframeRunner:
             out['op_calls'] = sum(sum(v.values()) for v in self.routes.values())
             out['onednn_op_calls'] = sum(v.get('intel64', 0)
                                          for v in self.routes.values())
+        if self.storage is not None:
+            # Op outputs of the first iteration by how they are stored
+            # ('bfloat16' under mixed_bf16 where a bf16 route ran).
+            out['output_storage'] = self.storage
         creations = self._creations()
         if creations is not None:
             out['primitive_creations'] = creations - self._creations_start
@@ -162,6 +188,53 @@ class _CpuframeRunner:
         return out
 
 
+def _dtype_name(dtype):
+    """'float32', 'mixed_bf16', ... for a ``config.dtype`` value."""
+    import numpy
+    try:
+        if isinstance(dtype, (type, str, numpy.dtype)):
+            return numpy.dtype(dtype).name
+    except TypeError:
+        pass
+    text = repr(dtype)  # the mixed specifiers: "dtype('mixed_bf16')"
+    return text[len("dtype('"):-2] if text.startswith("dtype('") else text
+
+
+def _mixed_bf16(cpuframe):
+    """``cpuframe.mixed_bf16``, or a clear error when this cpuframe has none."""
+    spec = getattr(cpuframe, 'mixed_bf16', None)
+    if spec is None:
+        raise RuntimeError(
+            'this cpuframe ({}) has no bfloat16 mixed mode (cpuframe.mixed_bf16);'
+            ' the intel64_bf16 path needs it'.format(Path(cpuframe.__file__).parent))
+    return spec
+
+
+def _bf16_support(intel64):
+    """``intel64.bf16_support()`` (native / AMX / mode) when this cpuframe has it."""
+    fn = getattr(intel64, 'bf16_support', None)
+    if fn is None:
+        return None
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - informational only
+        return {'error': _one_line(e)}
+
+
+def _torch_bf16_support(torch):
+    """What PyTorch says about bfloat16 on this CPU (informational)."""
+    out = {}
+    for key, fn in (
+            ('mkldnn_bf16_supported',
+             lambda: bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())),
+            ('cpu_capability', lambda: torch.backends.cpu.get_cpu_capability())):
+        try:
+            out[key] = fn()
+        except Exception as e:  # noqa: BLE001 - informational only
+            out[key] = 'unknown ({})'.format(_one_line(e))
+    return out
+
+
 def _native_info(native):
     info = {}
     for key, fn in (('onednn_version', 'onednn_version_string'),
@@ -172,6 +245,45 @@ def _native_info(native):
             except Exception as e:  # noqa: BLE001 - informational only
                 info[key] = 'error: {}'.format(e)
     return info
+
+
+def _count_storage(runner):
+    """Count the op outputs stored in bfloat16 during one iteration.
+
+    Wraps ``FunctionNode.apply``; an Intel64 array says how it is stored in
+    ``storage_dtype`` ('bfloat16' or 'float32'). Sets
+    ``runner.storage = {dtype: count}``; returns the function that unwraps.
+    """
+    from cpuframe.function_node import FunctionNode
+    original = FunctionNode.__dict__.get('apply')
+    if original is None:
+        return None
+    counts = runner.storage = {}
+
+    def apply(self, inputs):
+        outputs = original(self, inputs)
+        for y in outputs:
+            array = getattr(y, 'array', None)
+            dtype = getattr(array, 'storage_dtype', None)
+            if dtype is None and array is not None:
+                dtype = str(getattr(array, 'dtype', '?'))
+            counts[str(dtype)] = counts.get(str(dtype), 0) + 1
+        return outputs
+
+    FunctionNode.apply = apply
+
+    def restore():
+        FunctionNode.apply = original
+    return restore
+
+
+def _chain(*restores):
+    """One function that calls every non-None restore, last first."""
+    def restore():
+        for r in reversed(restores):
+            if r is not None:
+                r()
+    return restore
 
 
 def _count_routes(runner):
@@ -200,7 +312,12 @@ def _count_routes(runner):
 
 
 class _TorchRunner:
-    """One training iteration of the PyTorch twin, NCHW or channels_last."""
+    """One training iteration of the PyTorch twin, NCHW or channels_last.
+
+    ``torch_bf16``: channels_last, forward and loss under
+    ``torch.autocast('cpu', dtype=torch.bfloat16)`` (the parameters stay
+    float32), backward outside the autocast region as PyTorch recommends.
+    """
 
     def __init__(self, cfg):
         import numpy
@@ -219,18 +336,29 @@ class _TorchRunner:
         x, t = _make_batch(numpy, cfg)
         self.x = torch.from_numpy(x)
         self.t = torch.from_numpy(t).long()
-        if cfg['path'] == 'torch_channels_last':
+        if cfg['path'] in ('torch_channels_last', 'torch_bf16'):
             self.model = self.model.to(memory_format=torch.channels_last)
             self.x = self.x.contiguous(memory_format=torch.channels_last)
+        self.bf16 = cfg['path'] == 'torch_bf16'
         self.info = {'torch_version': torch.__version__,
                      'torch_threads': torch.get_num_threads(),
                      'path_used': 'torch'}
+        if self.bf16:
+            self.info['dtype'] = 'autocast bfloat16'
+            self.info['torch_bf16_support'] = _torch_bf16_support(torch)
+
+    def _autocast(self):
+        if self.bf16:
+            return self.torch.autocast('cpu', dtype=self.torch.bfloat16)
+        import contextlib
+        return contextlib.nullcontext()
 
     def step(self, count_routes=False):
         self.model.zero_grad(set_to_none=True)
         t0 = time.perf_counter()
-        y = self.model(self.x)
-        loss = self.F.cross_entropy(y, self.t)
+        with self._autocast():
+            y = self.model(self.x)
+            loss = self.F.cross_entropy(y, self.t)
         t1 = time.perf_counter()
         loss.backward()
         t2 = time.perf_counter()
@@ -383,6 +511,8 @@ def _worker_env(threads):
     env = dict(os.environ)
     for var in THREAD_VARS:
         env[var] = str(threads)
+    for var in DTYPE_VARS:
+        env.pop(var, None)
     return env
 
 
@@ -509,23 +639,43 @@ def _model_ratios(paths):
     ratios['intel64_over_numpy'] = {
         k: _ratio(cf.get(k + '_ms'), np_.get(k + '_ms')) for k in ('fwd', 'fwdbwd')}
     best = None
-    for p in TORCH_PATHS:
+    for p in TORCH_FP32_PATHS:
         ms = paths.get(p, {}).get('fwdbwd_ms')
         if ms and (best is None or ms < paths[best]['fwdbwd_ms']):
             best = p
     ratios['intel64_over_best_torch'] = {
         'best_torch_path': best,
         'fwd': _ratio(cf.get('fwd_ms'),
-                      min((paths[p]['fwd_ms'] for p in TORCH_PATHS
+                      min((paths[p]['fwd_ms'] for p in TORCH_FP32_PATHS
                            if (paths.get(p) or {}).get('fwd_ms')), default=None)),
         'fwdbwd': _ratio(cf.get('fwdbwd_ms'),
                          paths[best]['fwdbwd_ms'] if best else None),
     }
+    # bfloat16: >1 means intel64_bf16 is faster than the other path.
+    bf = paths.get('intel64_bf16', {})
+    for name, other in (('intel64_bf16_over_intel64', cf),
+                        ('intel64_bf16_over_torch_bf16',
+                         paths.get('torch_bf16', {}))):
+        ratios[name] = {k: _ratio(bf.get(k + '_ms'), other.get(k + '_ms'))
+                        for k in ('fwd', 'fwdbwd')}
     return ratios
 
 
 def _fmt(v, spec='{:.1f}', none='-'):
     return none if v is None else spec.format(v)
+
+
+def _dtype_note(entry):
+    dtype = entry.get('dtype')
+    if entry.get('status') != 'ok' or dtype in (None, 'float32'):
+        return ''
+    return ' [{}]'.format(dtype)
+
+
+def _fmt_dict(d):
+    if not isinstance(d, dict):
+        return str(d)
+    return ', '.join('{}={}'.format(k, v) for k, v in d.items())
 
 
 def _ran_on(entry):
@@ -578,10 +728,19 @@ def _print_model(name, insize, batch, paths, info, out):
         print('{:<20} {:>27} {:>28} {:>8} {:>8} {:>8} {:>8}  {}'.format(
             path, fwd, fb, _fmt(e.get('fwd_gflops')), _fmt(e.get('gflops')),
             _fmt(e.get('peak_rss_mb'), '{:.0f}'),
-            _fmt(e.get('iteration_rss_mb'), '{:.0f}'), _ran_on(e)), file=out)
-    fallback = _numpy_routed_ops(paths.get('intel64', {}))
-    if fallback:
-        print('  intel64 ops that took the NumPy route: ' + fallback, file=out)
+            _fmt(e.get('iteration_rss_mb'), '{:.0f}'), _ran_on(e)
+            + _dtype_note(e)), file=out)
+    for path in INTEL64_PATHS:
+        fallback = _numpy_routed_ops(paths.get(path, {}))
+        if fallback:
+            print('  {} ops that took the NumPy route: {}'.format(path, fallback),
+                  file=out)
+    bf16_entry = paths.get('intel64_bf16') or {}
+    if bf16_entry.get('status') == 'ok':
+        print('  intel64_bf16: op outputs by storage {}; bf16_support(): {}'.format(
+            _fmt_dict(bf16_entry.get('output_storage') or {}) or '?',
+            _fmt_dict(bf16_entry['bf16_support'])
+            if bf16_entry.get('bf16_support') else 'not reported'), file=out)
     r = info['ratios']
     ion = r['intel64_over_numpy']
     if ion['fwdbwd'] is not None:
@@ -595,6 +754,16 @@ def _print_model(name, insize, batch, paths, info, out):
               '(>1: cpuframe faster)'.format(
                   iot['best_torch_path'], _fmt(iot['fwd'], '{:.2f}x'),
                   _fmt(iot['fwdbwd'], '{:.2f}x')), file=out)
+    for key, what, other in (
+            ('intel64_bf16_over_intel64', 'intel64_bf16 over intel64 (float32)',
+             'bfloat16 faster'),
+            ('intel64_bf16_over_torch_bf16', 'intel64_bf16 over torch_bf16',
+             'cpuframe faster')):
+        rb = r.get(key) or {}
+        if rb.get('fwdbwd') is not None:
+            print('  speed-up {}: fwd {}, fwd+bwd {}  (>1: {})'.format(
+                what, _fmt(rb['fwd'], '{:.2f}x'), _fmt(rb['fwdbwd'], '{:.2f}x'),
+                other), file=out)
     for warning in info.get('warnings', []):
         print('  WARNING: ' + warning, file=out)
     print(file=out)
@@ -604,8 +773,13 @@ def _print_summary(result, paths, args, out):
     print('== summary: fwd+bwd ms (median), batch {}, threads {} =='.format(
         args.batch, args.threads), file=out)
     cols = list(paths)
+    bf16_cols = [(k, h) for k, h in (
+        ('intel64_bf16_over_intel64', 'bf16/intel64'),
+        ('intel64_bf16_over_torch_bf16', 'bf16/torch_bf16'))
+        if 'intel64_bf16' in cols]
     print('{:<10} '.format('model') + ' '.join('{:>20}'.format(p) for p in cols)
-          + ' {:>14} {:>18}'.format('intel64/numpy', 'intel64/best torch'),
+          + ' {:>14} {:>18}'.format('intel64/numpy', 'intel64/best torch')
+          + ''.join(' {:>16}'.format(h) for _, h in bf16_cols),
           file=out)
     for model, entries in result['models'].items():
         r = result['model_info'][model]['ratios']
@@ -614,7 +788,9 @@ def _print_summary(result, paths, args, out):
                          for p in cols)
               + ' {:>14} {:>18}'.format(
                   _fmt(r['intel64_over_numpy']['fwdbwd'], '{:.2f}x'),
-                  _fmt(r['intel64_over_best_torch']['fwdbwd'], '{:.2f}x')),
+                  _fmt(r['intel64_over_best_torch']['fwdbwd'], '{:.2f}x'))
+              + ''.join(' {:>16}'.format(_fmt(r[k]['fwdbwd'], '{:.2f}x'))
+                        for k, _ in bf16_cols),
               file=out)
     print(file=out)
 
@@ -696,6 +872,12 @@ def _environment(args):
     mod = _native.load()
     if mod is not None:
         env.update(_native_info(mod))
+    if any(p in BF16_PATHS for p in args.paths):
+        from cpuframe.backends import intel64
+        env['bf16_support'] = _bf16_support(intel64)
+        env['has_mixed_bf16'] = getattr(cpuframe, 'mixed_bf16', None) is not None
+    env['dtype_vars_removed'] = {v: os.environ[v] for v in DTYPE_VARS
+                                 if v in os.environ}
     return env, blas_line
 
 
@@ -712,6 +894,16 @@ def _print_header(env, blas_line, args, out):
     print('  threads   {} ({}=' .format(args.threads, '='.join(THREAD_VARS))
           + '{}, torch.set_num_threads({}))'.format(args.threads, args.threads),
           file=out)
+    if 'bf16_support' in env:
+        support = env['bf16_support']
+        print('  bfloat16  cpuframe.mixed_bf16 {}; intel64 bf16_support(): {}'.format(
+            'present' if env['has_mixed_bf16'] else 'MISSING (intel64_bf16 fails)',
+            _fmt_dict(support) if support else 'not reported by this cpuframe'),
+            file=out)
+    if env['dtype_vars_removed']:
+        print('  note: {} removed from the workers\' environment (each path '
+              'sets its own dtype; use --paths intel64_bf16 for bfloat16)'.format(
+                  ', '.join(env['dtype_vars_removed'])), file=out)
     print('  batch {}, {} timed iterations after {} warm-up, {}'.format(
         args.batch, args.iters, args.warmup,
         'paths one after another (--sequential)' if args.sequential else
@@ -770,9 +962,10 @@ def parse_args(argv=None):
     p.add_argument('--models', default=','.join(ALL_MODELS),
                    type=lambda s: _parse_list(s, ALL_MODELS, 'model'),
                    help='comma-separated, of ' + ','.join(ALL_MODELS))
-    p.add_argument('--paths', default=','.join(ALL_PATHS),
+    p.add_argument('--paths', default=','.join(DEFAULT_PATHS),
                    type=lambda s: _parse_list(s, ALL_PATHS, 'path'),
-                   help='comma-separated, of ' + ','.join(ALL_PATHS))
+                   help='comma-separated, of ' + ','.join(ALL_PATHS)
+                   + ' (default: ' + ','.join(DEFAULT_PATHS) + ')')
     p.add_argument('--batch', type=int, default=16)
     p.add_argument('--iters', type=int, default=10, help='timed iterations')
     p.add_argument('--warmup', type=int, default=2, help='untimed iterations first')

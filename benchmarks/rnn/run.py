@@ -12,7 +12,11 @@ LSTM 650, 35 steps, batch 20, vocabulary 10000, one NStepLSTM call),
 Chainer's example does).  Paths: ``intel64`` (``use_ideep='always'``, the
 model on the Intel64 device), ``numpy`` (``use_ideep='never'``) and
 ``torch`` (when a Python with torch is available: this one, or
-``--torch-python``).
+``--torch-python``); asked for by name, the bfloat16 mixed-precision paths
+``intel64_bf16`` (the intel64 path with ``config.dtype = cpuframe.mixed_bf16``
+set before the model is built) and ``torch_bf16`` (the torch path with the
+forward and the loss under ``torch.autocast('cpu', dtype=torch.bfloat16)``,
+backward outside it; parameters stay float32).
 
 Each path runs in its own worker process. All workers of a model start
 together and are driven one iteration at a time in turn (interleaved, the
@@ -38,7 +42,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent.parent
-PATHS = ('intel64', 'numpy', 'torch')
+PATHS = ('intel64', 'numpy', 'torch', 'intel64_bf16', 'torch_bf16')
+#: What ``--paths`` runs when not given: the float32 paths.
+DEFAULT_PATHS = ('intel64', 'numpy', 'torch')
+TORCH_PATHS = ('torch', 'torch_bf16')
+#: The cpuframe paths on the Intel64 device (``use_ideep='always'``).
+INTEL64_PATHS = ('intel64', 'intel64_bf16')
+#: Removed from the workers' environment: each path sets its own dtype.
+DTYPE_VARS = ('CPUFRAME_DTYPE', 'CHAINER_DTYPE')
 DEFAULT_MODELS = ('ptb_lstm', 'nstep_bilstm', 'ptb_lstm_cell')
 THREAD_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
 #: Set in this environment, they slow OpenBLAS (the NumPy path) down.
@@ -72,18 +83,29 @@ class _CpuframeRunner:
         self.info = {'cpuframe': str(Path(cpuframe.__file__).parent)}
         self.skip_reason = None
         self.path = cfg['path']
-        if self.path == 'intel64' and not intel64.is_ideep_available():
+        on_intel64 = self.path in INTEL64_PATHS
+        if on_intel64 and not intel64.is_ideep_available():
             self.skip_reason = 'the oneDNN native module is not available: ' \
                 '{}'.format(intel64.unavailable_reason())
             return
-        cpuframe.global_config.use_ideep = \
-            'always' if self.path == 'intel64' else 'never'
+        cpuframe.global_config.use_ideep = 'always' if on_intel64 else 'never'
+        if self.path == 'intel64_bf16':
+            # Before the model is built: the links read config.dtype.
+            spec = getattr(cpuframe, 'mixed_bf16', None)
+            if spec is None:
+                raise RuntimeError(
+                    'this cpuframe ({}) has no bfloat16 mixed mode '
+                    '(cpuframe.mixed_bf16); the intel64_bf16 path needs '
+                    'it'.format(Path(cpuframe.__file__).parent))
+            cpuframe.global_config.dtype = spec
+            self.info['bf16_support'] = _bf16_support(intel64)
+        self.info['dtype'] = _dtype_name(cpuframe.config.dtype)
         numpy_ = __import__('numpy')
         numpy_.random.seed(0)
         self.model = models.build(cfg['model'])
         self.data = models.make_data(cfg['model'])
         self.native = None
-        if self.path == 'intel64':
+        if on_intel64:
             self.native = intel64.native()
             self.info.update(
                 onednn_version=self.native.onednn_version_string(),
@@ -96,6 +118,7 @@ class _CpuframeRunner:
                     self.data['xs'] = [dev.send(x) for x in self.data['xs']]
             self.info['on_intel64_device'] = bool(cfg['device'])
         self.routes = None
+        self.storage = None
         self.creations_start = self._creations()
         self.creations_timed = None
 
@@ -106,6 +129,8 @@ class _CpuframeRunner:
 
     def step(self, count_routes=False):
         restore = _count_routes(self) if count_routes else None
+        if count_routes and self.path in INTEL64_PATHS:
+            restore = _chain(restore, _count_storage(self))
         try:
             self.model.cleargrads()
             t0 = time.perf_counter()
@@ -125,6 +150,10 @@ class _CpuframeRunner:
         out = dict(self.info)
         if self.routes is not None:
             out['routes'] = self.routes
+        if self.storage is not None:
+            # Op outputs of the first iteration by how they are stored
+            # ('bfloat16' under mixed_bf16 where a bf16 route ran).
+            out['output_storage'] = self.storage
         creations = self._creations()
         if creations is not None:
             out['primitive_creations'] = creations - self.creations_start
@@ -132,6 +161,82 @@ class _CpuframeRunner:
                 out['primitive_creations_timed'] = \
                     creations - self.creations_timed
         return out
+
+
+def _dtype_name(dtype):
+    """'float32', 'mixed_bf16', ... for a ``config.dtype`` value."""
+    import numpy
+    try:
+        if isinstance(dtype, (type, str, numpy.dtype)):
+            return numpy.dtype(dtype).name
+    except TypeError:
+        pass
+    text = repr(dtype)  # the mixed specifiers: "dtype('mixed_bf16')"
+    return text[len("dtype('"):-2] if text.startswith("dtype('") else text
+
+
+def _bf16_support(intel64):
+    """``intel64.bf16_support()`` (native / AMX / mode) when this cpuframe has it."""
+    fn = getattr(intel64, 'bf16_support', None)
+    if fn is None:
+        return None
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - informational only
+        return {'error': _one_line(e)}
+
+
+def _torch_bf16_support(torch):
+    """What PyTorch says about bfloat16 on this CPU (informational)."""
+    out = {}
+    for key, fn in (
+            ('mkldnn_bf16_supported',
+             lambda: bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())),
+            ('cpu_capability', lambda: torch.backends.cpu.get_cpu_capability())):
+        try:
+            out[key] = fn()
+        except Exception as e:  # noqa: BLE001 - informational only
+            out[key] = 'unknown ({})'.format(_one_line(e))
+    return out
+
+
+def _count_storage(runner):
+    """Count the op outputs stored in bfloat16 during one iteration.
+
+    Wraps ``FunctionNode.apply``; an Intel64 array says how it is stored in
+    ``storage_dtype`` ('bfloat16' or 'float32'). Sets
+    ``runner.storage = {dtype: count}``; returns the function that unwraps.
+    """
+    from cpuframe.function_node import FunctionNode
+    original = FunctionNode.__dict__.get('apply')
+    if original is None:
+        return None
+    counts = runner.storage = {}
+
+    def apply(self, inputs):
+        outputs = original(self, inputs)
+        for y in outputs:
+            array = getattr(y, 'array', None)
+            dtype = getattr(array, 'storage_dtype', None)
+            if dtype is None and array is not None:
+                dtype = str(getattr(array, 'dtype', '?'))
+            counts[str(dtype)] = counts.get(str(dtype), 0) + 1
+        return outputs
+
+    FunctionNode.apply = apply
+
+    def restore():
+        FunctionNode.apply = original
+    return restore
+
+
+def _chain(*restores):
+    """One function that calls every non-None restore, last first."""
+    def restore():
+        for r in reversed(restores):
+            if r is not None:
+                r()
+    return restore
 
 
 def _count_routes(runner):
@@ -156,6 +261,10 @@ def _count_routes(runner):
 
 
 class _TorchRunner:
+    """The PyTorch twin; ``torch_bf16``: forward and loss under
+    ``torch.autocast('cpu', dtype=torch.bfloat16)`` (parameters stay float32),
+    backward outside it, as PyTorch recommends. No channels_last for RNNs."""
+
     def __init__(self, cfg):
         import torch
 
@@ -167,14 +276,26 @@ class _TorchRunner:
         self.model, self.loss_fn, self.tensors = torch_models.build(
             cfg['model'], models, models.make_data(cfg['model']))
         self.model.train()
+        self.torch = torch
+        self.bf16 = cfg['path'] == 'torch_bf16'
         self.info = {'torch_version': torch.__version__,
                      'torch_threads': torch.get_num_threads(),
                      'python': sys.executable}
+        if self.bf16:
+            self.info['dtype'] = 'autocast bfloat16'
+            self.info['torch_bf16_support'] = _torch_bf16_support(torch)
+
+    def _autocast(self):
+        if self.bf16:
+            return self.torch.autocast('cpu', dtype=self.torch.bfloat16)
+        import contextlib
+        return contextlib.nullcontext()
 
     def step(self, count_routes=False):
         self.model.zero_grad(set_to_none=True)
         t0 = time.perf_counter()
-        loss = self.loss_fn(self.model, *self.tensors)
+        with self._autocast():
+            loss = self.loss_fn(self.model, *self.tensors)
         t1 = time.perf_counter()
         loss.backward()
         t2 = time.perf_counter()
@@ -197,7 +318,7 @@ def worker_main(cfg):
         proto.flush()
 
     try:
-        runner = _TorchRunner(cfg) if cfg['path'] == 'torch' \
+        runner = _TorchRunner(cfg) if cfg['path'] in TORCH_PATHS \
             else _CpuframeRunner(cfg)
     except Exception as e:  # noqa: BLE001 - reported to the parent
         traceback.print_exc()
@@ -292,7 +413,7 @@ def _worker_env(threads):
     env = dict(os.environ)
     for var in THREAD_VARS:
         env[var] = str(threads)
-    for var in UNFAIR_BLAS_VARS:
+    for var in UNFAIR_BLAS_VARS + DTYPE_VARS:
         env.pop(var, None)
     return env
 
@@ -360,12 +481,41 @@ def run_model(model, paths, args, pythons, log_dir):
             'tokens_per_s': tokens / (fwdbwd['median'] / 1e3),
             'extra': msg.get('extra', {})}
         w.close()
-    return {'tokens_per_iteration': tokens,
-            'paths': {p: results[p] for p in paths if p in results}}
+    paths_out = {p: results[p] for p in paths if p in results}
+    return {'tokens_per_iteration': tokens, 'paths': paths_out,
+            'ratios': model_ratios(paths_out)}
+
+
+def _ratio(a, b):
+    """How many times faster ``a`` is than ``b`` (times in ms), or None."""
+    if not a or not b:
+        return None
+    return b / a
+
+
+#: (key, faster path, slower path): key's value is how many times faster.
+RATIOS = (('intel64_over_numpy', 'intel64', 'numpy'),
+          ('intel64_over_torch', 'intel64', 'torch'),
+          ('intel64_bf16_over_intel64', 'intel64_bf16', 'intel64'),
+          ('intel64_bf16_over_torch_bf16', 'intel64_bf16', 'torch_bf16'))
+
+
+def model_ratios(paths):
+    """Speed-ups (the other path's median time / this path's), None if absent."""
+    return {key: {k: _ratio((paths.get(a) or {}).get(k + '_ms'),
+                            (paths.get(b) or {}).get(k + '_ms'))
+                  for k in ('fwd', 'fwdbwd')}
+            for key, a, b in RATIOS}
 
 
 def _fmt(v, spec='{:.1f}'):
     return '-' if v is None else spec.format(v)
+
+
+def _fmt_dict(d):
+    if not isinstance(d, dict):
+        return str(d)
+    return ', '.join('{}={}'.format(k, v) for k, v in d.items())
 
 
 def print_table(report):
@@ -392,12 +542,36 @@ def print_table(report):
         cells = ['{:<{}}'.format(str(c), widths[i]) if i < len(head) else
                  str(c) for i, c in enumerate(r)]
         print('  '.join(cells).rstrip())
+    for model, res in report['results'].items():
+        for path in ('intel64_bf16', 'torch_bf16'):
+            r = res['paths'].get(path) or {}
+            extra = r.get('extra') or {}
+            support = extra.get('bf16_support') or extra.get('torch_bf16_support')
+            storage = extra.get('output_storage')
+            if support or storage:
+                print('{} {}: {}{}'.format(
+                    model, path,
+                    'op outputs by storage {}; '.format(_fmt_dict(storage))
+                    if storage else '',
+                    'bfloat16 support {}'.format(_fmt_dict(support))
+                    if support else 'bf16_support() not reported'))
+        ratios = res.get('ratios') or {}
+        for key, what in (('intel64_bf16_over_intel64', 'over intel64 (float32)'),
+                          ('intel64_bf16_over_torch_bf16', 'over torch_bf16')):
+            rb = ratios.get(key) or {}
+            if rb.get('fwdbwd') is not None:
+                print('{} speed-up intel64_bf16 {}: fwd {}, fwd+bwd {}  '
+                      '(>1: intel64_bf16 faster)'.format(
+                          model, what, _fmt(rb.get('fwd'), '{:.2f}x'),
+                          _fmt(rb['fwdbwd'], '{:.2f}x')))
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--models', default=','.join(DEFAULT_MODELS))
-    ap.add_argument('--paths', default=','.join(PATHS))
+    ap.add_argument('--paths', default=','.join(DEFAULT_PATHS),
+                    help='comma-separated, of ' + ','.join(PATHS)
+                    + ' (default: ' + ','.join(DEFAULT_PATHS) + ')')
     ap.add_argument('--iters', type=int, default=5)
     ap.add_argument('--warmup', type=int, default=2)
     ap.add_argument('--threads', type=int, default=os.cpu_count() or 1)
@@ -426,10 +600,13 @@ def main(argv=None):
     for p in paths:
         if p not in PATHS:
             ap.error('unknown path {!r}; expected some of {}'.format(p, PATHS))
-    pythons = {'intel64': sys.executable, 'numpy': sys.executable}
-    if 'torch' in paths:
+    pythons = {'intel64': sys.executable, 'numpy': sys.executable,
+               'intel64_bf16': sys.executable}
+    if any(p in TORCH_PATHS for p in paths):
         cand = args.torch_python or sys.executable
-        pythons['torch'] = cand if _has_torch(cand) else None
+        torch_python = cand if _has_torch(cand) else None
+        for p in TORCH_PATHS:
+            pythons[p] = torch_python
 
     load_before = os.getloadavg()
     report = {
@@ -439,7 +616,8 @@ def main(argv=None):
                     'loadavg_start': load_before},
         'config': {'threads': args.threads, 'iters': args.iters,
                    'warmup': args.warmup, 'intel64_device': not args.no_device,
-                   'unset_for_workers': list(UNFAIR_BLAS_VARS)},
+                   'paths': paths,
+                   'unset_for_workers': list(UNFAIR_BLAS_VARS + DTYPE_VARS)},
         'results': {}}
     with tempfile.TemporaryDirectory(prefix='rnnbench_') as log_dir:
         for model in models:
