@@ -17,6 +17,11 @@ def _onednn_lines():
     ] + _isa.describe(mod) + _threads.describe()
 
 
+def _bf16_lines():
+    from cpuframe import _bf16
+    return _bf16.describe()
+
+
 def _cupy_lines():
     from cpuframe.backends import cuda
     if cuda.cupy is None:
@@ -38,8 +43,10 @@ def get_runtime_info():
         'NumPy:          {}'.format(numpy.__version__),
     ]
     lines += _onednn_lines()
+    lines += _bf16_lines()
     lines += _cupy_lines()
     lines.append('use_ideep:      {}'.format(config.use_ideep))
+    lines.append('dtype:          {}'.format(config.dtype))
     return '\n'.join(lines) + '\n'
 
 

@@ -11,7 +11,7 @@ import weakref
 
 import numpy
 
-from cpuframe import _hook_registry, backend, function_hook
+from cpuframe import _bf16, _hook_registry, backend, function_hook
 from cpuframe.backends import intel64
 from cpuframe.configuration import config
 from cpuframe.utils import type_check
@@ -44,6 +44,16 @@ class FunctionNode:
     #: the output gradient it receives; the engine then says, per output, in
     #: ``donated_grad_outputs`` whether that may happen (see there).
     accepts_donated_grads = False
+    #: The bfloat16 mixed mode (``config.dtype = cpuframe.mixed_bf16``,
+    #: rules in ``cpuframe._bf16``): the input indexes this op reads rounded
+    #: to bf16 (activations: the intel64 route converts them to bf16
+    #: storage first), those the oneDNN primitive converts itself (weights),
+    #: and the outputs it writes in bf16. ``'all'`` for every one. Empty
+    #: (the default): the op computes in float32 in the mode too.
+    bf16_inputs = ()
+    bf16_weights = ()
+    bf16_outputs = ()
+    _bf16_forward = False  # whether the last forward ran in the mode
     _donated_grad_outputs = None
     _donated_grad_inputs = None
 
@@ -201,14 +211,22 @@ class FunctionNode:
         out; on mdarray inputs its outputs stay mdarrays.
         """
         on_device = self.intel64_on_device(in_data)
+        mixed = bool(self.bf16_inputs or self.bf16_weights or
+                     self.bf16_outputs) and _bf16.active()
+        self._bf16_forward = mixed
         if self._take_route_choice(in_data):
+            if mixed:
+                in_data = _bf16.to_bf16_inputs(self, in_data)
             outputs = self.forward_intel64(in_data)
             if not on_device and isinstance(outputs, tuple):
                 outputs = tuple(intel64.to_numpy(y) for y in outputs)
             return outputs
         if on_device:
             in_data = tuple(intel64.to_numpy(x) for x in in_data)
-        return self.forward(in_data)
+        if not mixed:
+            return self.forward(in_data)
+        return _bf16.round_outputs(
+            self, self.forward(_bf16.round_inputs(self, in_data)))
 
     _route_choice = None
 

@@ -64,6 +64,11 @@ def _elementwise(ufunc, inputs, out):
                 break
     if ref is None or ref.dtype != numpy.float32:
         return NotImplemented
+    if any(isinstance(x, tensor_type) and x.storage_dtype != 'float32'
+           for x in inputs + tuple(out or ())):
+        # bf16 storage (mixed_bf16 activations): through NumPy (float32),
+        # written back rounded by copy_from when out is one.
+        return NotImplemented
     shape = ref.shape
     ops = []
     probe = []  # the operands at a padding position: 0 for every array
@@ -212,13 +217,14 @@ def _array_function(self, func, types, args, kwargs):
 
 
 def _array(self, dtype=None, copy=None):
-    if self.is_plain and copy is not True:
+    if self.is_plain and copy is not True and self.storage_dtype == 'float32':
         a = self.raw_view()[:self.size].reshape(self.shape)
     else:
         if copy is False:
             raise ValueError(
-                '_pkg.mdarray.__array__: a {} layout needs a copy (a reorder) to '
-                'become a NumPy array'.format(self.format))
+                'mdarray.__array__: a {} layout of {} needs a copy (a reorder) '
+                'to become a NumPy array'.format(self.format,
+                                                 self.storage_dtype))
         a = self.to_numpy()
     if dtype is not None and numpy.dtype(dtype) != a.dtype:
         a = a.astype(dtype)
@@ -226,6 +232,9 @@ def _array(self, dtype=None, copy=None):
 
 
 def _fill(self, value):
+    if self.storage_dtype != 'float32':
+        self.copy_from(numpy.full(self.shape, value, numpy.float32))
+        return
     self.raw_view().fill(value)
     if self.has_padding:
         self.zero_padding()
@@ -233,6 +242,8 @@ def _fill(self, value):
 
 def _astype(self, dtype, order='K', casting='unsafe', subok=True, copy=True):
     if numpy.dtype(dtype) == numpy.float32:
+        if self.storage_dtype != 'float32':  # float32 storage asked for
+            return _pkg.native().to_float32(self)
         return self.copy() if copy else self
     return numpy.asarray(self).astype(dtype, order=order, casting=casting)
 
@@ -250,7 +261,7 @@ def _setitem(self, key, value):
     if full and isinstance(value, numpy.ndarray) and value.shape == self.shape:
         self.copy_from(value.astype(numpy.float32, copy=False))
         return
-    if self.is_plain:
+    if self.is_plain and self.storage_dtype == 'float32':
         numpy.asarray(self)[key] = value
         return
     tmp = self.to_numpy()

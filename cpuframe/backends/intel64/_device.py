@@ -49,10 +49,10 @@ class Intel64Device(Device):
         """
         from cpuframe.backend import is_array  # the backends' own floor
         data, grad = param.array, param.grad
-        if not _pkg.is_native_array(data) or data.dtype != numpy.float32:
+        if not _pkg.is_native_array(data) or data.storage_dtype != 'float32':
             return False
         if _pkg.is_native_array(grad):
-            if not grad.same_layout(data):
+            if not grad.same_layout(data):  # (also: same storage dtype)
                 return False
             grad_view = grad.raw_view()
         elif isinstance(grad, numpy.ndarray) and data.is_plain and \

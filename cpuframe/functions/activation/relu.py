@@ -11,6 +11,9 @@ from cpuframe.variable import Variable
 
 
 class ReLU(FunctionNode):
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
+
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((), (0,))
 
@@ -55,6 +58,9 @@ class ReLUGrad(FunctionNode):
     The map is linear in ``gy`` and the mask is piecewise constant in ``x``,
     so its own gradient is the same map applied to ``ggx``.
     """
+
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
 
     def __init__(self, y, overwrite_gy=False):
         self.y = y

@@ -20,6 +20,9 @@ def _split_points(sizes):
 class Concat(FunctionNode):
     """Concatenate the inputs along ``axis``; backward splits the gradient."""
 
+    bf16_inputs = 'all'
+    bf16_outputs = (0,)
+
     def __init__(self, axis=1):
         if not isinstance(axis, (int, numpy.integer)) or \
                 isinstance(axis, bool):
@@ -81,6 +84,9 @@ class _ConcatGrad(FunctionNode):
 
     Its own gradient concatenates again.
     """
+
+    bf16_inputs = (0,)
+    bf16_outputs = 'all'
 
     def __init__(self, concat):
         self.concat = concat

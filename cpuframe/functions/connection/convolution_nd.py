@@ -36,6 +36,10 @@ class ConvolutionND(FunctionNode):
     of deconvolution); Chainer's API takes a single bool.
     """
 
+    bf16_inputs = (0,)
+    bf16_weights = (1,)
+    bf16_outputs = (0,)
+
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())
 
@@ -148,6 +152,8 @@ class ConvolutionNDGradW(FunctionNode):
     is the weight's mdarray, whose layout the intel64 route gives the
     filter gradient.
     """
+
+    bf16_inputs = (0, 1)
 
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())

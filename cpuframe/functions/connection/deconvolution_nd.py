@@ -52,6 +52,10 @@ def _deconv_forward(x, W, b, stride, pad, dilate, groups, outsize):
 class DeconvolutionND(FunctionNode):
     """N-d deconvolution of ``x`` with ``W`` (and bias ``b``)."""
 
+    bf16_inputs = (0,)
+    bf16_weights = (1,)
+    bf16_outputs = (0,)
+
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())
 

@@ -95,7 +95,8 @@ def _dense_view(acc, shape):
     if isinstance(acc, numpy.ndarray):
         ok = acc.flags.c_contiguous and acc.flags.writeable
         return acc if ok else None
-    if intel64.is_native_array(acc) and acc.is_plain:
+    if intel64.is_native_array(acc) and acc.is_plain and \
+            acc.storage_dtype == 'float32':
         return acc.raw_view().reshape(shape)
     return None
 

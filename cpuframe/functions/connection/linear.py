@@ -32,6 +32,10 @@ def _matmul(a, b, dtype):
 class LinearFunction(FunctionNode):
     """``y = x W^T (+ b)`` for ``x`` ``(N, I)``, ``W`` ``(O, I)``, ``b`` ``(O,)``."""
 
+    bf16_inputs = (0,)
+    bf16_weights = (1,)
+    bf16_outputs = (0,)
+
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())
 
@@ -125,6 +129,10 @@ def _accumulate_weight_grad(retained, gy, acc):
 class LinearGradData(FunctionNode):
     """``gx = gy W``: the input gradient of ``LinearFunction``."""
 
+    bf16_inputs = (0,)
+    bf16_weights = (1,)
+    bf16_outputs = (0,)
+
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())
 
@@ -174,6 +182,8 @@ class LinearGradWeight(FunctionNode):
     ``w_like`` is the weight's mdarray, whose layout the intel64 route gives
     the gradient (so that the optimizer updates the pair in place).
     """
+
+    bf16_inputs = (0, 1)
 
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())

@@ -179,6 +179,9 @@ class BatchNormalizationGrad(FunctionNode):
     Its own gradient is built of FunctionNodes (any order works).
     """
 
+    bf16_inputs = (0, 2)
+    bf16_outputs = (0,)
+
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1, 2), ())
 
@@ -267,6 +270,9 @@ class BatchNormalization(FunctionNode):
 
     Updates ``running_mean`` and ``running_var`` in place, when given.
     """
+
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
 
     def __init__(self, eps=2e-5, mean=None, var=None, decay=0.9, axis=None,
                  impl_selector=_impl_selector):
@@ -459,6 +465,9 @@ class FixedBatchNormalization(FunctionNode):
 
     The gradient is built of FunctionNodes (any order works).
     """
+
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
 
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1, 3, 4), ())

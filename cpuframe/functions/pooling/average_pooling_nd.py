@@ -15,6 +15,9 @@ class AveragePoolingNDGrad(FunctionNode):
     again, so any order of differentiation is available.
     """
 
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
+
     def __init__(self, apool):
         self.apool = apool
 
@@ -54,6 +57,9 @@ class AveragePoolingND(FunctionNode):
     ``prod(ksize)``); with ``pad_value=None`` each window is divided by the
     number of input elements it covers.
     """
+
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
 
     def __init__(self, ndim, ksize, stride=None, pad=0, pad_value=0):
         if ndim <= 0:

@@ -1,6 +1,7 @@
 """N-dimensional spatial max pooling."""
 import numpy
 
+from cpuframe import _bf16
 from cpuframe.backends import intel64
 from cpuframe.configuration import config
 from cpuframe.function_node import FunctionNode
@@ -35,6 +36,9 @@ class MaxPoolingNDGrad(FunctionNode):
     Linear in ``gy``; its gradient gathers with the same positions
     (``MaxPoolingNDWithIndexes``), so max pooling is twice differentiable.
     """
+
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
 
     def __init__(self, mpool):
         self.mpool = mpool
@@ -99,6 +103,9 @@ class MaxPoolingND(FunctionNode):
     at forward with ``return_indices``, otherwise at backward from the
     retained input and output, so inference pays for the maximum alone.
     """
+
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
 
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0,), (0,))
@@ -196,6 +203,10 @@ class MaxPoolingND(FunctionNode):
                 x, = self.get_retained_inputs()
                 y, = self.get_retained_outputs()
                 x, y = intel64.to_numpy(x.array), intel64.to_numpy(y.array)
+                if self._bf16_forward:
+                    # The maxima were taken over x rounded to bf16 (ties
+                    # included); the kept x is the producer's, maybe not.
+                    x = _bf16.round_array(x)
                 buf = self._windows.padded(x, -numpy.inf)
                 self._idx = self._windows.window_argmax(buf, y)
             self._flat = self._windows.flat_indices(self._idx)

@@ -58,7 +58,8 @@ def _view(t):
 def _as_numpy(a):
     """An input as an ndarray: a plain mdarray without a copy (the route
     only reads it), others through the device boundary."""
-    if intel64.is_native_array(a) and a.is_plain:
+    if intel64.is_native_array(a) and a.is_plain and \
+            a.storage_dtype == 'float32':
         return _view(a)
     return intel64.to_numpy(a)
 

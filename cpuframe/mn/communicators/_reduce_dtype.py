@@ -97,7 +97,8 @@ def _flat(array, layout):
     if isinstance(array, numpy.ndarray):
         return array.reshape(-1) if array.flags.c_contiguous else None
     from cpuframe.backends import intel64
-    if intel64.is_native_array(array) and isinstance(layout, tuple):
+    if intel64.is_native_array(array) and isinstance(layout, tuple) and \
+            array.storage_dtype == 'float32':
         return array.raw_view()
     return None
 
