@@ -20,8 +20,9 @@ parameters the optimizer updates (Chainer's ``use_fp32_update()``).
 The NumPy path is the reference: it rounds with ml_dtypes' ``bfloat16``
 NumPy dtype (kept by the JAX team, the one NumPy bfloat16 with exact
 round-to-nearest-even and NaN/inf handling; a conversion
-``astype(bfloat16).astype(float32)`` per declared array) and computes in
-float32, so it differs from oneDNN only by float32 summation order.
+``astype(bfloat16).astype(float32)`` per declared array), flushes float32
+subnormals to zero as the CPU's conversion does, and computes in float32,
+so it differs from oneDNN only by float32 summation order.
 
 Where the native module is loaded but this CPU has no bf16 primitives
 (AVX2: oneDNN 3.2 has none), the mode computes in float32 on both routes,
@@ -129,11 +130,20 @@ def _indexes(declared, n):
     return [i for i in declared if i < n]
 
 
+_TINY = numpy.finfo(numpy.float32).tiny
+
+
 def _round(x):
     import ml_dtypes
     if isinstance(x, numpy.ndarray) and x.dtype.kind == 'f' and \
             x.dtype.itemsize >= 4:
-        return x.astype(ml_dtypes.bfloat16).astype(x.dtype)
+        r = x.astype(ml_dtypes.bfloat16).astype(x.dtype)
+        # As the CPU converts (VCVTNEPS2BF16 and oneDNN's emulation of it):
+        # float32 subnormals become zero of their sign.
+        sub = numpy.abs(r) < _TINY
+        if sub.any():
+            r = numpy.where(sub, numpy.copysign(0, r), r).astype(x.dtype)
+        return r
     return x
 
 

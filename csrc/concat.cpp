@@ -133,7 +133,7 @@ py::list concat_backward(const py::object& gy_obj, const ConcatContextPtr& ctx) 
             for (std::size_t i = 0; i < n; ++i) {
                 memory::desc sub =
                     src->desc().submemory_desc(to_dims(ctx->shapes[i]), offsets, true);
-                if (sub.get_ndims() == 0) return false;
+                if (is_empty_md(sub)) return false;
                 subs.push_back(sub);
                 offsets[ctx->axis] += ctx->shapes[i][ctx->axis];
             }

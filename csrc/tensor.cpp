@@ -180,7 +180,7 @@ void Tensor::copy_from(const Tensor& src) {
     }
     const memory::dims dims = md_.get_dims();
     memory::desc view = src.md_.get_dims() == dims ? src.md_ : src.md_.reshape(dims, true);
-    if (view.get_ndims() == 0) {
+    if (is_empty_md(view)) {
         // src's layout cannot be viewed with our dims (e.g. blocked grouped
         // weights): go through its plain layout, which any reshape can view.
         TensorPtr plain = src.reordered(plain_desc(src.md_.get_dims(), src.dtype()));
@@ -500,7 +500,7 @@ TensorPtr in_layout(const TensorPtr& t, const memory::desc& want) {
     if (t->desc() == want) return t;
     if (t->desc().get_dims() != want.get_dims()) {
         memory::desc view = t->desc().reshape(want.get_dims(), true);
-        if (view.get_ndims() != 0 && view == want) {
+        if (!is_empty_md(view) && view == want) {
             return Tensor::wrap(want, t->shape(), t->data(), t->owner());
         }
     }

@@ -154,6 +154,11 @@ private:
 
 // -- helpers for the op files -------------------------------------------------
 
+// Whether md is empty: what reshape/submemory_desc with allow_empty give when
+// they cannot (querying such a desc throws, so test this first).
+inline bool is_empty_md(const memory::desc& md) {
+    return md.get(true) == nullptr || md.get_ndims() == 0;
+}
 // Row-major dense f32 desc of dims.
 memory::desc plain_desc(const memory::dims& dims,
                         memory::data_type dt = memory::data_type::f32);

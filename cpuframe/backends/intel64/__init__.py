@@ -184,6 +184,13 @@ def _install():
 
 
 
+def bf16_support():
+    """What ``config.dtype = cpuframe.mixed_bf16`` runs on this machine:
+    ``{'mode', 'isa', 'amx', 'native'}`` (see ``cpuframe._bf16.support``)."""
+    from cpuframe import _bf16
+    return _bf16.support()
+
+
 def _rebuild_mdarray(array):
     # Pickles of mdarrays name this function: keep it here.
     return from_numpy(array)
@@ -195,5 +202,5 @@ __all__ = [
     'Intel64Device', 'mdarray', 'native', 'is_ideep_available',
     'unavailable_reason', 'check_ideep_available', 'should_use_ideep',
     'is_native_array', 'inputs_all_ready', 'all_float32', 'any_native',
-    'large_enough', 'to_numpy', 'from_numpy',
+    'large_enough', 'to_numpy', 'from_numpy', 'bf16_support',
 ]

@@ -1,0 +1,465 @@
+"""The bfloat16 mixed mode (``config.dtype = cpuframe.mixed_bf16``).
+
+Every bf16 route is checked against the NumPy path of the same mode (the
+reference: the same declared inputs and outputs rounded to bf16 with
+ml_dtypes, float32 in between). Both read identical bf16 values and
+accumulate in float32, so they differ by summation order alone: an output
+may land on the other side of a bf16 rounding boundary, one unit in the
+last place (2**-8 relative), and a gradient that sums such values a few
+units more. Tolerances below say which.
+"""
+import os
+import pickle
+import subprocess
+import sys
+import warnings
+
+import ml_dtypes
+import numpy
+import pytest
+
+import cpuframe
+import cpuframe.functions as F
+import cpuframe.links as L
+from cpuframe import _bf16
+from cpuframe.backends import intel64
+
+ULP = 2.0 ** -7  # bf16's ulp relative to a value: 2**-8 to 2**-7
+needs_native = pytest.mark.skipif(
+    not intel64.is_ideep_available(), reason='needs the native module')
+needs_bf16 = pytest.mark.skipif(
+    not intel64.is_ideep_available() or
+    intel64.bf16_support()['mode'] == 'float32 fallback',
+    reason='needs oneDNN bf16 primitives on this CPU')
+
+
+def ref_round(x):
+    """bf16 as the CPU converts: to nearest even, subnormals to zero."""
+    r = numpy.asarray(x, numpy.float32).astype(
+        ml_dtypes.bfloat16).astype(numpy.float32)
+    tiny = numpy.finfo(numpy.float32).tiny
+    return numpy.where(numpy.abs(r) < tiny, numpy.copysign(0, r),
+                       r).astype(numpy.float32)
+
+
+# -- the specifier ---------------------------------------------------------
+
+def test_specifier_is_float32_storage():
+    assert numpy.dtype(cpuframe.mixed_bf16) == numpy.float32
+    assert repr(cpuframe.mixed_bf16) == "dtype('mixed_bf16')"
+    assert pickle.loads(pickle.dumps(cpuframe.mixed_bf16)) is \
+        cpuframe.mixed_bf16
+    with cpuframe.using_config('dtype', cpuframe.mixed_bf16):
+        assert cpuframe.get_dtype() == numpy.float32
+        assert cpuframe.get_dtype(map_mixed16=numpy.float16) == \
+            numpy.float32
+        # links build float32 parameters: the master weights
+        assert L.Linear(3, 2).W.dtype == numpy.float32
+    assert cpuframe.config.dtype is not cpuframe.mixed_bf16
+
+
+@pytest.mark.parametrize('var', ['CPUFRAME_DTYPE', 'CHAINER_DTYPE'])
+def test_environment_selects_the_mode(var):
+    env = dict(os.environ, **{var: 'mixed_bf16'})
+    env.pop('CPUFRAME_DTYPE' if var == 'CHAINER_DTYPE' else 'CHAINER_DTYPE',
+            None)
+    out = subprocess.run(
+        [sys.executable, '-c',
+         'import cpuframe; print(cpuframe.config.dtype is cpuframe.mixed_bf16)'],
+        env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == 'True'
+
+
+def test_environment_rejects_unknown_names():
+    env = dict(os.environ, CPUFRAME_DTYPE='bfloat17')
+    r = subprocess.run([sys.executable, '-c', 'import cpuframe'], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode != 0
+    assert 'mixed_bf16' in r.stderr and 'bfloat17' in r.stderr
+
+
+def test_runtime_info_reports_bf16():
+    info = cpuframe.get_runtime_info() if hasattr(
+        cpuframe, 'get_runtime_info') else None
+    if info is None:
+        from cpuframe._runtime_info import get_runtime_info
+        info = get_runtime_info()
+    line = [s for s in info.splitlines() if s.startswith('bfloat16:')]
+    assert len(line) == 1
+    mode = intel64.bf16_support()['mode']
+    expect = {'native': 'native', 'emulated': 'emulated',
+              'float32 fallback': 'float32',
+              'numpy reference': 'NumPy path'}[mode]
+    assert expect in line[0]
+
+
+# -- rounding ----------------------------------------------------------------
+
+SPECIAL = numpy.array(
+    [0.0, -0.0, 1.0, 1.0 + 2 ** -8, 1.0 + 3 * 2 ** -8, -(1.0 + 2 ** -8),
+     3.0e38, -3.0e38, 3.4028235e38, 1e-40, -1e-45, numpy.inf, -numpy.inf,
+     numpy.nan, 65504.0, 0.1], numpy.float32)
+
+
+def test_reference_rounding_is_round_to_nearest_even():
+    r = _bf16.round_array(SPECIAL)
+    assert r.dtype == numpy.float32
+    assert r[3] == 1.0                      # tie: to even
+    assert r[4] == 1.0 + 4 * 2 ** -8        # tie: to even (up)
+    assert r[5] == -1.0
+    assert numpy.isposinf(r[8])             # float32's max rounds up to inf
+    assert numpy.isinf(r[11]) and numpy.isinf(r[12]) and numpy.isnan(r[13])
+    assert r[9] == 0 and r[10] == 0 and numpy.signbit(r[10])  # subnormals
+    assert _bf16.round_array(None) is None
+    ints = numpy.arange(3)
+    assert _bf16.round_array(ints) is ints
+
+
+@needs_native
+def test_native_conversion_matches_the_reference():
+    rng = numpy.random.RandomState(0)
+    x = numpy.concatenate([SPECIAL, rng.standard_normal(4096).astype(
+        numpy.float32) * 10.0 ** rng.randint(-30, 30, 4096)]).astype(
+            numpy.float32)
+    t = intel64.native().to_bfloat16(x)
+    assert t.storage_dtype == 'bfloat16' and t.dtype == numpy.float32
+    numpy.testing.assert_array_equal(numpy.asarray(t), ref_round(x))
+    assert intel64.native().to_bfloat16(t) is t
+    back = intel64.native().to_float32(t)
+    assert back.storage_dtype == 'float32'
+    numpy.testing.assert_array_equal(numpy.asarray(back), ref_round(x))
+
+
+@needs_native
+def test_bf16_mdarray_protocols_go_through_float32():
+    native = intel64.native()
+    x = native.to_bfloat16(numpy.linspace(-1, 1, 12, dtype=numpy.float32)
+                           .reshape(3, 4))
+    v = numpy.asarray(x)
+    assert v.dtype == numpy.float32
+    numpy.testing.assert_array_equal(numpy.asarray(x + 1), v + 1)
+    x[0, 0] = 5.0
+    assert numpy.asarray(x)[0, 0] == 5.0        # written, not lost
+    x.fill(0.1)
+    numpy.testing.assert_array_equal(numpy.asarray(x),
+                                     numpy.full((3, 4), ref_round(0.1)))
+    x += 1
+    assert x.storage_dtype == 'bfloat16'
+    numpy.testing.assert_array_equal(numpy.asarray(x),
+                                     ref_round(ref_round(0.1) + 1))
+    assert x.astype(numpy.float32).storage_dtype == 'float32'
+    with pytest.raises(TypeError, match='float32'):
+        x.raw_view()
+    restored = pickle.loads(pickle.dumps(x))
+    numpy.testing.assert_array_equal(numpy.asarray(restored),
+                                     numpy.asarray(x))
+
+
+@needs_native
+def test_float32_kernels_read_bf16_converted():
+    # A route with float32 kernels only (has_nan here) converts bf16
+    # inputs instead of reading their bits as floats.
+    native = intel64.native()
+    x = native.to_bfloat16(numpy.array([1.0, numpy.nan], numpy.float32))
+    assert native.has_nan(x)
+    assert not native.has_nan(native.to_bfloat16(
+        numpy.array([1.0, 2.0], numpy.float32)))
+
+
+@needs_native
+def test_accumulators_refuse_bf16_storage():
+    native = intel64.native()
+    acc = native.to_bfloat16(numpy.zeros((3, 2), numpy.float32))
+    x = numpy.ones((4, 2), numpy.float32)
+    gy = numpy.ones((4, 3), numpy.float32)
+    with pytest.raises(ValueError, match='plain row-major'):
+        native.linear_backward_weights(x, gy, False, None, acc)
+
+
+# -- route parity ------------------------------------------------------------
+
+def _run(route, f, inputs, gys_seed=1):
+    """Forward and backward of f in the mode on one route: outputs and the
+    inputs' gradients as float32 NumPy arrays, plus storage dtypes."""
+    with cpuframe.using_config('dtype', cpuframe.mixed_bf16), \
+            cpuframe.using_config('use_ideep', route):
+        # On the device for the intel64 route, as after model.to_intel64()
+        xs = [cpuframe.Variable(intel64.from_numpy(x) if route == 'always'
+                                else x.copy()) for x in inputs]
+        y = f(*xs)
+        rng = numpy.random.RandomState(gys_seed)
+        y.grad = rng.standard_normal(y.shape).astype(numpy.float32)
+        y.backward()
+        storage = getattr(y.array, 'storage_dtype', 'numpy')
+        return (numpy.asarray(y.array),
+                [numpy.asarray(x.grad) if x.grad is not None else None
+                 for x in xs], storage)
+
+
+def _close(a, b, ulps, what):
+    """|a - b| <= ulps bf16 ulps of the largest magnitude (NaN/inf equal)."""
+    numpy.testing.assert_array_equal(numpy.isnan(a), numpy.isnan(b), what)
+    fin = numpy.isfinite(a) & numpy.isfinite(b)
+    numpy.testing.assert_array_equal(a[~fin & ~numpy.isnan(a)],
+                                     b[~fin & ~numpy.isnan(b)], what)
+    if fin.any():
+        scale = max(float(numpy.abs(a[fin]).max()), 1e-30)
+        err = float(numpy.abs(a[fin] - b[fin]).max())
+        assert err <= ulps * ULP * scale, '{}: {} > {} ulps of {}'.format(
+            what, err, ulps, scale)
+
+
+def _rand(shape, seed=0, scale=1.0):
+    return (numpy.random.RandomState(seed).standard_normal(shape) *
+            scale).astype(numpy.float32)
+
+
+def _conv_case(stride, pad, groups, dilate, nobias):
+    x = _rand((2, 8, 9, 9))
+    W = _rand((12, 8 // groups, 3, 3), 1, 0.3)
+    b = None if nobias else _rand((12,), 2)
+    ins = (x, W) if nobias else (x, W, b)
+
+    def f(x, W, b=None):
+        return F.convolution_2d(x, W, b, stride=stride, pad=pad,
+                                groups=groups, dilate=dilate)
+    return f, ins
+
+
+CONV_OPTIONS = [(1, 1, 1, 1, False), (2, 0, 1, 1, True), (1, 2, 2, 2, False),
+                (3, 1, 4, 1, False)]
+
+
+def _cases():
+    cases = []
+    for opt in CONV_OPTIONS:
+        cases.append(('conv{}'.format(opt),) + _conv_case(*opt))
+    for stride, pad, nobias in [(1, 0, False), (2, 1, True)]:
+        W = _rand((8, 6, 3, 3), 3, 0.3)
+        b = None if nobias else _rand((6,), 4)
+        ins = (_rand((2, 8, 5, 5)), W) + (() if nobias else (b,))
+        cases.append(('deconv{}'.format((stride, pad, nobias)),
+                      lambda x, W, b=None, s=stride, p=pad:
+                      F.deconvolution_2d(x, W, b, stride=s, pad=p), ins))
+    for nobias in (False, True):
+        ins = (_rand((16, 40)), _rand((24, 40), 5, 0.2)) + \
+            (() if nobias else (_rand((24,), 6),))
+        cases.append(('linear{}'.format(nobias), F.linear, ins))
+    for k, s, p in [(2, 2, 0), (3, 2, 1), (3, 1, 1)]:
+        cases.append(('max_pool{}'.format((k, s, p)),
+                      lambda x, k=k, s=s, p=p: F.max_pooling_2d(
+                          x, k, s, p, cover_all=False), (_rand((2, 8, 8, 8)),)))
+        cases.append(('avg_pool{}'.format((k, s, p)),
+                      lambda x, k=k, s=s, p=p: F.average_pooling_2d(x, k, s, p),
+                      (_rand((2, 8, 8, 8)),)))
+    cases.append(('relu', F.relu, (_rand((4, 8, 5, 5)),)))
+    cases.append(('bn_train', lambda x, g, b: F.batch_normalization(x, g, b),
+                  (_rand((8, 6, 4, 4), 0, 3.0) + 1, _rand((6,), 1) + 1,
+                   _rand((6,), 2))))
+    cases.append(('bn_2d', lambda x, g, b: F.batch_normalization(x, g, b),
+                  (_rand((16, 10)), _rand((10,), 1) + 1, _rand((10,), 2))))
+    mean, var = _rand((6,), 3), numpy.abs(_rand((6,), 4)) + 0.5
+    cases.append(('bn_fixed', lambda x, g, b: F.fixed_batch_normalization(
+        x, g, b, mean, var), (_rand((4, 6, 3, 3)), _rand((6,), 1),
+                              _rand((6,), 2))))
+    for axis in (1, 2):
+        cases.append(('concat{}'.format(axis),
+                      lambda a, b, axis=axis: F.concat([a, b], axis=axis),
+                      (_rand((2, 4, 6, 6)), _rand((2, 4, 6, 6), 1))))
+    cases.append(('residual', lambda x, W: F.relu(
+        F.convolution_2d(x, W, pad=1)) + x,
+        (ref_round(_rand((2, 8, 6, 6))), _rand((8, 8, 3, 3), 1, 0.3))))
+    return cases
+
+
+CASES = _cases()
+
+
+@needs_bf16
+@pytest.mark.parametrize('name,f,inputs', CASES, ids=[c[0] for c in CASES])
+def test_route_matches_reference(name, f, inputs):
+    y_ref, g_ref, _ = _run('never', f, inputs)
+    y, g, storage = _run('always', f, inputs)
+    assert storage == 'bfloat16', name      # activations stay bf16
+    # One rounding of a float32 sum: at most one ulp apart.
+    _close(y_ref, y, 1, name + ' y')
+    for i, (a, b) in enumerate(zip(g_ref, g)):
+        if a is None:
+            assert b is None
+            continue
+        # Gradients add a few bf16-rounded terms (e.g. the gradient
+        # accumulation of a residual branch): a few ulps.
+        _close(a, b, 4, '{} grad {}'.format(name, i))
+
+
+@needs_bf16
+def test_reference_rounds_where_the_route_does():
+    # The reference is not float32: a convolution's output differs from
+    # the float32 result by bf16 rounding, and equals it rounded from
+    # rounded inputs.
+    f, ins = _conv_case(1, 1, 1, 1, False)
+    y_bf, _, _ = _run('never', f, ins)
+    with cpuframe.using_config('use_ideep', 'never'):
+        y32 = f(*ins).array
+        y_from_rounded = f(ref_round(ins[0]), ref_round(ins[1]), ins[2]).array
+    assert numpy.abs(y_bf - y32).max() > 0
+    _close(ref_round(y_from_rounded), y_bf, 1, 'reference')
+
+
+@needs_bf16
+@pytest.mark.parametrize('values', ['nan', 'inf', 'huge'])
+def test_special_values_match(values):
+    x = _rand((2, 8, 6, 6))
+    x[0, 1, 2, 3] = {'nan': numpy.nan, 'inf': numpy.inf,
+                     'huge': 3.0e38}[values]
+    x[1, 2, 0, 0] = {'nan': -numpy.nan, 'inf': -numpy.inf,
+                     'huge': -3.0e38}[values]
+    for name, f in [('relu', F.relu),
+                    ('avg_pool', lambda x: F.average_pooling_2d(x, 2)),
+                    ('max_pool', lambda x: F.max_pooling_2d(x, 2)),
+                    ('conv', lambda x: F.convolution_2d(
+                        x, numpy.full((3, 8, 1, 1), 0.5, numpy.float32)))]:
+        with cpuframe.using_config('dtype', cpuframe.mixed_bf16):
+            with cpuframe.using_config('use_ideep', 'never'):
+                a = numpy.asarray(f(x).array)
+            with cpuframe.using_config('use_ideep', 'always'):
+                b = numpy.asarray(f(x).array)
+        _close(a, b, 1, '{} with {}'.format(name, values))
+
+
+# -- the mode around the routes ---------------------------------------------
+
+class _Net(cpuframe.Chain):
+    def __init__(self, n_out=10, ch=16):
+        super().__init__()
+        with self.init_scope():
+            self.conv1 = L.Convolution2D(1, ch, 3, pad=1)
+            self.bn1 = L.BatchNormalization(ch)
+            self.conv2 = L.Convolution2D(ch, ch, 3, pad=1)
+            self.fc1 = L.Linear(ch * 4 * 4, 64)
+            self.fc2 = L.Linear(64, n_out)
+
+    def forward(self, x):
+        h = F.relu(self.bn1(self.conv1(x)))
+        h = F.max_pooling_2d(h + F.relu(self.conv2(h)), 2)
+        return self.fc2(F.relu(self.fc1(h)))
+
+
+@needs_bf16
+def test_activations_stay_bf16_and_masters_float32():
+    numpy.random.seed(0)
+    model = _Net()
+    model.to_intel64()
+    opt = cpuframe.optimizers.MomentumSGD(0.01).setup(model)
+    x = _rand((8, 1, 8, 8))
+    t = numpy.arange(8).astype(numpy.int32)
+    seen = []
+
+    class Record(cpuframe.FunctionHook):
+        name = 'record'
+
+        def forward_postprocess(self, function, in_data):
+            pass
+
+    with cpuframe.using_config('dtype', cpuframe.mixed_bf16):
+        h1 = model.bn1(model.conv1(x))
+        seen.append(h1.array.storage_dtype)
+        h2 = F.relu(h1)
+        seen.append(h2.array.storage_dtype)
+        y = model(x)
+        seen.append(y.array.storage_dtype)
+        loss = F.softmax_cross_entropy(y, t)
+        assert loss.array.dtype == numpy.float32   # the loss in float32
+        model.cleargrads()
+        loss.backward()
+        opt.update()
+    assert seen == ['bfloat16'] * 3
+    for name, p in model.namedparams():
+        assert p.array.storage_dtype == 'float32', name
+        assert getattr(p.grad, 'storage_dtype', 'float32') == 'float32', name
+    assert model.bn1.avg_mean.dtype == numpy.float32
+
+
+@needs_bf16
+def test_serialization_saves_float32_masters(tmp_path):
+    numpy.random.seed(0)
+    model = _Net()
+    model.to_intel64()
+    opt = cpuframe.optimizers.Adam().setup(model)
+    x = _rand((8, 1, 8, 8))
+    t = numpy.arange(8).astype(numpy.int32)
+    with cpuframe.using_config('dtype', cpuframe.mixed_bf16):
+        loss = F.softmax_cross_entropy(model(x), t)
+        model.cleargrads()
+        loss.backward()
+        opt.update()
+    path = str(tmp_path / 'm.npz')
+    cpuframe.serializers.save_npz(path, model)
+    with numpy.load(path) as f:
+        assert {k for k in f.files if f[k].dtype != numpy.float32} == \
+            {'bn1/N'}   # (a counter)
+        w = f['conv1/W']
+    # the update used float32 masters: not representable in bf16 any more
+    assert (ref_round(w) != w).any()
+    fresh = _Net()
+    cpuframe.serializers.load_npz(path, fresh)
+    numpy.testing.assert_array_equal(fresh.conv1.W.array,
+                                     numpy.asarray(model.conv1.W.array))
+
+
+@needs_native
+def test_fallback_computes_float32_and_warns_once(monkeypatch):
+    monkeypatch.setattr(_bf16, '_support', {
+        'mode': 'float32 fallback', 'isa': 'avx2', 'amx': False,
+        'native': False})
+    monkeypatch.setattr(_bf16, '_warned', False)
+    f, ins = _conv_case(1, 1, 1, 1, False)
+    ins = [intel64.from_numpy(x) for x in ins]
+    with cpuframe.using_config('use_ideep', 'always'):
+        y32 = numpy.asarray(f(*ins).array)
+        with cpuframe.using_config('dtype', cpuframe.mixed_bf16):
+            with pytest.warns(_bf16.MixedBF16FallbackWarning, match='float32'):
+                y = f(*ins).array
+            with warnings.catch_warnings():
+                warnings.simplefilter('error')
+                f(*ins)                       # once per process
+    assert y.storage_dtype == 'float32'
+    numpy.testing.assert_array_equal(numpy.asarray(y), y32)
+
+
+# -- training ----------------------------------------------------------------
+
+def _train_digits(dtype, route, epochs=6):
+    from cpuframe.datasets import get_digits
+    train, test = get_digits()
+    xs = numpy.stack([x for x, _ in train]).reshape(-1, 1, 8, 8)
+    ts = numpy.array([t for _, t in train], numpy.int32)
+    xt = numpy.stack([x for x, _ in test]).reshape(-1, 1, 8, 8)
+    tt = numpy.array([t for _, t in test], numpy.int32)
+    numpy.random.seed(0)
+    rng = numpy.random.RandomState(0)
+    with cpuframe.using_config('dtype', dtype), \
+            cpuframe.using_config('use_ideep', route):
+        model = _Net()
+        if route == 'always':
+            model.to_intel64()
+        opt = cpuframe.optimizers.MomentumSGD(0.05).setup(model)
+        for _ in range(epochs):
+            order = rng.permutation(len(xs))
+            for i in range(0, len(order), 64):
+                idx = order[i:i + 64]
+                loss = F.softmax_cross_entropy(model(xs[idx]), ts[idx])
+                model.cleargrads()
+                loss.backward()
+                opt.update()
+        with cpuframe.using_config('train', False), \
+                cpuframe.no_backprop_mode():
+            return float(F.accuracy(model(xt), tt).array)
+
+
+def test_digits_convnet_bf16_within_one_point_of_float32():
+    route = 'always' if intel64.is_ideep_available() else 'never'
+    acc32 = _train_digits(numpy.float32, route)
+    acc16 = _train_digits(cpuframe.mixed_bf16, route)
+    assert acc32 >= 0.95, acc32
+    assert acc16 >= acc32 - 0.01, (acc16, acc32)
