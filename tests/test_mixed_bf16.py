@@ -143,6 +143,10 @@ def test_bf16_mdarray_protocols_go_through_float32():
     x.fill(0.1)
     numpy.testing.assert_array_equal(numpy.asarray(x),
                                      numpy.full((3, 4), ref_round(0.1)))
+    now = numpy.asarray(x)
+    s = x + x                                   # a gradient sum stays bf16
+    assert s.storage_dtype == 'bfloat16'
+    numpy.testing.assert_array_equal(numpy.asarray(s), ref_round(now + now))
     x += 1
     assert x.storage_dtype == 'bfloat16'
     numpy.testing.assert_array_equal(numpy.asarray(x),

@@ -64,11 +64,29 @@ def _elementwise(ufunc, inputs, out):
                 break
     if ref is None or ref.dtype != numpy.float32:
         return NotImplemented
-    if any(isinstance(x, tensor_type) and x.storage_dtype != 'float32'
-           for x in inputs + tuple(out or ())):
-        # bf16 storage (mixed_bf16 activations): through NumPy (float32),
-        # written back rounded by copy_from when out is one.
-        return NotImplemented
+    bf16 = [isinstance(x, tensor_type) and x.storage_dtype != 'float32'
+            for x in inputs]
+    if any(bf16) or (out_t is not None and out_t.storage_dtype != 'float32'):
+        # bf16 storage (mixed_bf16 activations). The sum of two (gradient
+        # accumulation in backward) stays bf16, on oneDNN's sum (float32
+        # accumulation, rounded once), in the first one's layout.
+        if ufunc is numpy.add and len(inputs) == 2 and all(
+                isinstance(x, tensor_type) and x.shape == ref.shape
+                for x in inputs) and (out_t is not None or all(bf16)):
+            total = _pkg.native().sum(list(inputs))
+            if out_t is None:
+                return total
+            out_t.copy_from(total)   # (in place: a += b)
+            return out_t
+        if out_t is not None and out_t.storage_dtype != 'float32':
+            # through NumPy, written back rounded by copy_from
+            return NotImplemented
+        # Otherwise float32 in the operands' own layouts (no transposition):
+        # the result is float32, as the NumPy path's would be.
+        inputs = tuple(_pkg.native().to_float32(x) if b else x
+                       for x, b in zip(inputs, bf16))
+        if ref is not None and ref.storage_dtype != 'float32':
+            ref = inputs[bf16.index(True)]
     shape = ref.shape
     ops = []
     probe = []  # the operands at a padding position: 0 for every array
