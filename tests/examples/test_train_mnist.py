@@ -42,6 +42,19 @@ def test_cnn_on_embedded_digits_reaches_95_percent(tmp_path, device):
 
 
 @pytest.mark.slow
+def test_cnn_in_mixed_bf16_reaches_95_percent(tmp_path):
+    # The README's main job as written there: --dtype mixed_bf16 (on a CPU
+    # without bf16 primitives it computes in float32 and says so once).
+    if not intel64.is_ideep_available():
+        pytest.skip('native module unavailable: {}'.format(
+            intel64.unavailable_reason()))
+    log, out, stdout = _run(tmp_path, '--epoch', '5', '--device', '@intel64',
+                            '--dtype', 'mixed_bf16')
+    assert 'dtype: mixed_bf16' in stdout
+    assert log[-1]['validation/main/accuracy'] >= 0.95, log[-1]
+
+
+@pytest.mark.slow
 def test_resume_from_snapshot(tmp_path):
     log, out, _ = _run(tmp_path, '--epoch', '1', '--model', 'mlp')
     snapshot = out / 'snapshot_iter_{}'.format(log[-1]['iteration'])
