@@ -43,9 +43,7 @@ TensorPtr dense(const TensorPtr& t) {
 // bfloat16 values (mixed_bf16 activations) as their bits. relu keeps NaN
 // (either sign) and positive values and writes +0 for the rest, as the
 // float32 kernel does; its gradient passes gy where y > 0.
-constexpr std::uint16_t bf16_sign = 0x8000u, bf16_inf = 0x7f80u;
-inline bool bf16_nan(std::uint16_t b) { return (b & 0x7fffu) > bf16_inf; }
-inline bool bf16_positive(std::uint16_t b) { return (b & bf16_sign) == 0 && b != 0 && b <= bf16_inf; }
+constexpr std::uint16_t bf16_inf = 0x7f80u;
 
 void relu_flat_bf16(const std::uint16_t* x, std::uint16_t* y, std::int64_t n) {
     py::gil_scoped_release release;
@@ -53,8 +51,12 @@ void relu_flat_bf16(const std::uint16_t* x, std::uint16_t* y, std::int64_t n) {
 #pragma omp parallel for simd schedule(static) if (n >= (std::int64_t{1} << 16))
 #endif
     for (std::int64_t i = 0; i < n; ++i) {
-        const std::uint16_t b = x[i];
-        y[i] = ((b & bf16_sign) != 0 || b == 0) && !bf16_nan(b) ? std::uint16_t{0} : b;
+        // Kept: positive (as int16: > 0) or a negative NaN (as int16:
+        // -127..-1, above -inf's -128); else +0. One compare, branch-free.
+        const std::int16_t s = static_cast<std::int16_t>(x[i]);
+        const std::uint16_t keep =
+            static_cast<std::uint16_t>(-static_cast<int>((s > -128) & (s != 0)));
+        y[i] = static_cast<std::uint16_t>(x[i] & keep);
     }
 }
 
@@ -64,7 +66,14 @@ void relu_grad_flat_bf16(const std::uint16_t* y, const std::uint16_t* gy, std::u
 #if defined(CPUFRAME_HAVE_OPENMP)
 #pragma omp parallel for simd schedule(static) if (n >= (std::int64_t{1} << 16))
 #endif
-    for (std::int64_t i = 0; i < n; ++i) gx[i] = bf16_positive(y[i]) ? gy[i] : std::uint16_t{0};
+    for (std::int64_t i = 0; i < n; ++i) {
+        // y > 0 as int16 compares (sign clear, non-zero, at most +inf):
+        // branch-free, so that the loop vectorizes.
+        const std::int16_t b = static_cast<std::int16_t>(y[i]);
+        const std::uint16_t keep =
+            static_cast<std::uint16_t>(-static_cast<int>((b > 0) & (b <= 0x7f80)));
+        gx[i] = static_cast<std::uint16_t>(gy[i] & keep);
+    }
 }
 
 bool is_bf16(const TensorPtr& t) { return t->dtype() == memory::data_type::bf16; }
