@@ -129,8 +129,8 @@ def _accumulate_weight_grad(retained, gy, acc):
 class LinearGradData(FunctionNode):
     """``gx = gy W``: the input gradient of ``LinearFunction``."""
 
-    bf16_inputs = (0,)
-    bf16_weights = (1,)
+    bf16_inputs = (1,)   # (W, gy)
+    bf16_weights = (0,)
     bf16_outputs = (0,)
 
     # (inputs, outputs) backward keeps, whichever route runs
