@@ -56,14 +56,15 @@ eltwise_fwd::primitive_desc forward_pd(prop_kind kind, algorithm alg, const memo
 
 // y = f(x) in x's layout.
 TensorPtr eltwise_forward(const char* fn, const py::object& x_obj, algorithm alg, float alpha) {
-    TensorPtr x = as_tensor(fn, "x", x_obj);
+    TensorPtr x = as_tensor_any(fn, "x", x_obj);  // f32, or bf16 in and out (mixed_bf16)
     return guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()) + " " + x->format(); }, [&] {
         x = dense_tensor(x);
         TensorPtr y = Tensor::empty(x->desc(), x->shape());
         if (x->size() == 0) return y;
         const memory::desc flat = flat_desc(x->desc());
         PrimitiveKey key("eltwise_forward_flat");
-        key.text("alg", algorithm_name(alg)).scalar("alpha", alpha).shape(flat.get_dims());
+        key.dtype(flat.get_data_type()).text("alg", algorithm_name(alg)).scalar("alpha", alpha)
+            .shape(flat.get_dims());
         dnnl::primitive prim = PrimitiveCache::global().get_or_create(key, [&] {
             return dnnl::primitive(
                 eltwise_fwd(forward_pd(prop_kind::forward_inference, alg, flat, alpha)));
@@ -74,11 +75,15 @@ TensorPtr eltwise_forward(const char* fn, const py::object& x_obj, algorithm alg
     });
 }
 
-// ref (x or y of the forward) dense, gy in ref's layout.
+// ref (x or y of the forward) dense, gy in ref's layout (and data type).
+// any_type: the caller runs oneDNN only, so a bf16 ref stays bf16 (the
+// loops of ours read float32).
 std::pair<TensorPtr, TensorPtr> paired(const char* fn, const char* ref_name,
-                                       const py::object& ref_obj, const py::object& gy_obj) {
-    TensorPtr ref = as_tensor(fn, ref_name, ref_obj);
-    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
+                                       const py::object& ref_obj, const py::object& gy_obj,
+                                       bool any_type = false) {
+    TensorPtr ref = any_type ? as_tensor_any(fn, ref_name, ref_obj)
+                             : as_tensor(fn, ref_name, ref_obj);
+    TensorPtr gy = any_type ? as_tensor_any(fn, "gy", gy_obj) : as_tensor(fn, "gy", gy_obj);
     if (ref->shape() != gy->shape()) {
         throw py::value_error(std::string(fn) + ": expected " + ref_name +
                               " and gy of the same shape, got " + shape_str(ref->shape()) +
@@ -100,7 +105,8 @@ TensorPtr eltwise_backward(const char* fn, const TensorPtr& ref, const TensorPtr
         if (ref->size() == 0) return gx;
         const memory::desc flat = flat_desc(ref->desc());
         PrimitiveKey key("eltwise_backward_flat");
-        key.text("alg", algorithm_name(alg)).scalar("alpha", alpha).shape(flat.get_dims());
+        key.dtype(flat.get_data_type()).text("alg", algorithm_name(alg)).scalar("alpha", alpha)
+            .shape(flat.get_dims());
         dnnl::primitive prim = PrimitiveCache::global().get_or_create(key, [&] {
             const eltwise_fwd::primitive_desc hint =
                 forward_pd(prop_kind::forward_training, alg, flat, alpha);
@@ -190,7 +196,7 @@ TensorPtr tanh_forward(const py::object& x) {
 
 TensorPtr tanh_backward(const py::object& y_obj, const py::object& gy_obj) {
     constexpr const char* fn = "tanh_backward";
-    auto [y, gy] = paired(fn, "y", y_obj, gy_obj);
+    auto [y, gy] = paired(fn, "y", y_obj, gy_obj, true);
     return eltwise_backward(fn, y, gy, algorithm::eltwise_tanh_use_dst_for_bwd, 0.0f, true);
 }
 
@@ -201,7 +207,7 @@ TensorPtr sigmoid_forward(const py::object& x) {
 
 TensorPtr sigmoid_backward(const py::object& y_obj, const py::object& gy_obj) {
     constexpr const char* fn = "sigmoid_backward";
-    auto [y, gy] = paired(fn, "y", y_obj, gy_obj);
+    auto [y, gy] = paired(fn, "y", y_obj, gy_obj, true);
     return eltwise_backward(fn, y, gy, algorithm::eltwise_logistic_use_dst_for_bwd, 0.0f, true);
 }
 

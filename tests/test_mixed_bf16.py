@@ -257,6 +257,10 @@ def _cases():
                       lambda x, k=k, s=s, p=p: F.average_pooling_2d(x, k, s, p),
                       (_rand((2, 8, 8, 8)),)))
     cases.append(('relu', F.relu, (_rand((4, 8, 5, 5)),)))
+    for name, fn in [('tanh', F.tanh), ('sigmoid', F.sigmoid),
+                     ('elu', lambda x: F.elu(x, 0.5)),
+                     ('leaky_relu', lambda x: F.leaky_relu(x, 0.1))]:
+        cases.append((name, fn, (_rand((4, 8, 5, 5), 0, 2.0),)))
     cases.append(('bn_train', lambda x, g, b: F.batch_normalization(x, g, b),
                   (_rand((8, 6, 4, 4), 0, 3.0) + 1, _rand((6,), 1) + 1,
                    _rand((6,), 2))))

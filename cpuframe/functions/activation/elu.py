@@ -12,6 +12,10 @@ def _supported(arrays):
 
 
 class ELU(FunctionNode):
+    # (its gradient runs loops of ours in float32)
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
+
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0,), ())
 

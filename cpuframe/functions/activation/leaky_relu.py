@@ -6,6 +6,10 @@ from cpuframe.utils import type_check
 
 
 class LeakyReLU(FunctionNode):
+    # (its gradient runs loops of ours in float32)
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
+
     def __init__(self, slope=0.2):
         self.slope = slope
 

@@ -12,6 +12,9 @@ def _supported(arrays):
 
 
 class Sigmoid(FunctionNode):
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
+
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((), (0,))
 
@@ -43,6 +46,9 @@ class Sigmoid(FunctionNode):
 
 class SigmoidGrad(FunctionNode):
     """``gx = gy * y * (1 - y)`` from the output ``y`` of sigmoid."""
+
+    bf16_inputs = (0, 1)  # (y, gy)
+    bf16_outputs = (0,)
 
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())

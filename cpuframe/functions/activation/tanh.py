@@ -12,6 +12,9 @@ def _supported(arrays):
 
 
 class Tanh(FunctionNode):
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
+
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((), (0,))
 
@@ -40,6 +43,9 @@ class Tanh(FunctionNode):
 
 class TanhGrad(FunctionNode):
     """``gx = gy * (1 - y ** 2)`` from the output ``y`` of tanh."""
+
+    bf16_inputs = (0, 1)  # (y, gy)
+    bf16_outputs = (0,)
 
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())
