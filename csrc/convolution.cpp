@@ -265,7 +265,7 @@ TensorPtr conv_forward(const py::object& x_obj, const py::object& w_obj, const p
         std::vector<TensorPtr> keep;
         std::unordered_map<int, memory> args;
         args[DNNL_ARG_SRC] = arg_memory(x, query_md(conv, query::src_md), keep);
-        args[DNNL_ARG_WEIGHTS] = arg_memory(W, w_want, keep);
+        args[DNNL_ARG_WEIGHTS] = weight_memory(W, w_want, keep);
         if (b) args[DNNL_ARG_BIAS] = arg_memory(b, query_md(conv, query::weights_md, 1), keep);
         TensorPtr y = Tensor::empty(query_md(conv, query::dst_md), y_shape);
         args[DNNL_ARG_DST] = y->mem();
@@ -363,7 +363,7 @@ TensorPtr conv_backward_data(const py::object& gy_obj, const py::object& w_obj,
         std::vector<TensorPtr> keep;
         std::unordered_map<int, memory> args;
         args[DNNL_ARG_DIFF_DST] = arg_memory(gy, query_md(conv, query::diff_dst_md), keep);
-        args[DNNL_ARG_WEIGHTS] = arg_memory(W, w_want, keep);
+        args[DNNL_ARG_WEIGHTS] = weight_memory(W, w_want, keep);
         TensorPtr gx = Tensor::empty(query_md(conv, query::diff_src_md), xs);
         args[DNNL_ARG_DIFF_SRC] = gx->mem();
         execute(conv, args);
@@ -447,6 +447,12 @@ py::tuple conv_backward_weights(const py::object& x_obj, const py::object& gy_ob
             args[DNNL_ARG_DIFF_BIAS] = gb->mem();
         }
         execute(conv, args);
+        // mixed_bf16: the forward reads the float32 master through a bf16
+        // conversion anyway, so a plain master adopts, once, the layout its
+        // gradient comes in instead of every gradient being reordered to it
+        // (ResNet-50: 52 reorders, 17 ms a step; AlexNet's fc: 35 ms).
+        if (w_like && dt == memory::data_type::bf16 && may_adopt(w_like, gW->desc()))
+            w_like->reorder_inplace(gW->desc());
         // The optimizer updates W with gW element by element: same layout.
         if (w_like && !gW->same_layout(*w_like)) gW = gW->reordered(w_like->desc());
         return py::make_tuple(gW, gb ? py::cast(gb) : py::none());

@@ -161,7 +161,7 @@ TensorPtr linear_forward(const py::object& x_obj, const py::object& w_obj,
         std::vector<TensorPtr> keep;
         std::unordered_map<int, memory> args;
         args[DNNL_ARG_SRC] = arg_memory(x, query_md(ip, query::src_md), keep);
-        args[DNNL_ARG_WEIGHTS] = arg_memory(W, w_want, keep);
+        args[DNNL_ARG_WEIGHTS] = weight_memory(W, w_want, keep);
         if (b) args[DNNL_ARG_BIAS] = arg_memory(b, query_md(ip, query::weights_md, 1), keep);
         TensorPtr y = Tensor::empty(query_md(ip, query::dst_md), {n, out});
         args[DNNL_ARG_DST] = y->mem();
@@ -214,7 +214,7 @@ TensorPtr linear_backward_data(const py::object& gy_obj, const py::object& w_obj
         std::vector<TensorPtr> keep;
         std::unordered_map<int, memory> args;
         args[DNNL_ARG_DIFF_DST] = arg_memory(gy, query_md(ip, query::diff_dst_md), keep);
-        args[DNNL_ARG_WEIGHTS] = arg_memory(W, query_md(ip, query::weights_md), keep);
+        args[DNNL_ARG_WEIGHTS] = weight_memory(W, query_md(ip, query::weights_md), keep);
         TensorPtr gx = Tensor::empty(query_md(ip, query::diff_src_md), {n, in});
         args[DNNL_ARG_DIFF_SRC] = gx->mem();
         execute(ip, args);
@@ -330,6 +330,12 @@ py::tuple linear_backward_weights(const py::object& x_obj, const py::object& gy_
             args[DNNL_ARG_DIFF_BIAS] = gb->mem();
         }
         execute(ip, args);
+        // mixed_bf16: the forward reads the float32 master through a bf16
+        // conversion anyway, so a plain master adopts, once, the layout its
+        // gradient comes in instead of every gradient being reordered to it
+        // (ResNet-50: 52 reorders, 17 ms a step; AlexNet's fc: 35 ms).
+        if (w_like && dt == memory::data_type::bf16 && may_adopt(w_like, gW->desc()))
+            w_like->reorder_inplace(gW->desc());
         if (w_like && !gW->same_layout(*w_like)) gW = gW->reordered(w_like->desc());
         return py::make_tuple(gW, gb ? py::cast(gb) : py::none());
     });

@@ -32,6 +32,16 @@ inline memory::desc offered_md(const TensorPtr& t, const memory::dims& d,
     return any_md(d, dt);
 }
 
+// The memory to pass for weight W where a primitive wants `want`: when the
+// data types differ (mixed_bf16: a float32 master read as bf16), the bf16
+// copy of W is made once and reused until W is written (converted_for).
+inline memory weight_memory(const TensorPtr& W, const memory::desc& want,
+                            std::vector<TensorPtr>& keep) {
+    if (W->dtype() == want.get_data_type()) return arg_memory(W, want, keep);
+    keep.push_back(W->converted_for(want));
+    return keep.back()->mem();
+}
+
 // Whether a plain parameter may adopt, in place, the layout `want` a
 // primitive asks for: only within its own data type (a float32 master weight
 // read by a bf16 primitive stays float32; the primitive's reorder converts).

@@ -159,6 +159,7 @@ void Tensor::reorder_inplace(const memory::desc& md) {
     static std::mutex relayout;
     NoGilLock lock(relayout, true);
     if (md == md_) return;
+    touch();
     settle();
     TensorPtr t = reordered(md);
     md_ = t->md_;
@@ -168,7 +169,19 @@ void Tensor::reorder_inplace(const memory::desc& md) {
     allocated_ = true;
 }
 
+TensorPtr Tensor::converted_for(const memory::desc& md) {
+    if (!owns_buffer_exclusively()) return reordered(md);
+    NoGilLock lock(converted_mutex_, true);
+    const std::uint64_t v = version_.load(std::memory_order_acquire);
+    if (converted_ && converted_version_ == v && converted_->desc() == md) return converted_;
+    TensorPtr c = reordered(md);
+    converted_ = c;
+    converted_version_ = v;
+    return c;
+}
+
 void Tensor::copy_from(const Tensor& src) {
+    touch();
     settle_all_pending();  // this buffer may be the input of one
     if (src.size() != size()) {
         throw py::value_error("Tensor.copy_from: expected a source of shape " +
@@ -295,6 +308,7 @@ std::shared_ptr<const PaddingRuns> cached_padding_runs(const memory::desc& md) {
 
 void Tensor::zero_padding() {
     if (!has_padding() || md_.get_format_kind() != memory::format_kind::blocked) return;
+    touch();
     settle();
     // oneDNN primitives assume zeros there; element-wise NumPy updates on the
     // raw buffer (x + 1, x / y) may have written something else.
@@ -313,6 +327,7 @@ py::array raw_view(const TensorPtr& t) {
     // buffer later (settle_all_pending covers t itself).
     settle_all_pending();
     t->settle();
+    t->touch();  // (a converted copy of t made earlier is stale from now on)
     auto* keep = new std::shared_ptr<void>(t->owner_);
     py::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<void>*>(p); });
     const py::ssize_t n = static_cast<py::ssize_t>(t->nbytes() / sizeof(float));
@@ -418,6 +433,7 @@ TensorPtr accumulator_arg(const char* fn, const char* arg, const py::handle& obj
     // Not as_tensor: a bfloat16 accumulator converted to a float32 copy would
     // take the sum and drop it.
     TensorPtr t = as_tensor_any(fn, arg, obj);
+    t->touch();
     if (t->shape() != shape || !(t->desc() == plain_desc(to_dims(shape)))) {
         throw py::value_error(std::string(fn) + ": expected " + arg + " of shape " +
                               shape_str(shape) + " in plain row-major layout, got " +

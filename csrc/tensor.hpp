@@ -123,6 +123,15 @@ public:
     void reorder_inplace(const memory::desc& md);
     // Writes src's values (any layout or a float32 ndarray) into this buffer.
     void copy_from(const Tensor& src);
+    // Every write to the buffer that we know of (copy_from, raw_view, an
+    // accumulator, an in-place re-layout or overwrite) counts here.
+    void touch() { version_.fetch_add(1, std::memory_order_acq_rel); }
+    // This tensor's values laid out and typed as md (mixed_bf16: the bf16
+    // copy a primitive reads of a float32 master weight). The copy is kept
+    // and returned again while the tensor is not written: it is made only
+    // for a tensor that owns its buffer with no view (no NumPy array, no
+    // other Tensor) sharing it, so every later write goes through touch().
+    TensorPtr converted_for(const memory::desc& md);
     // A new C-contiguous float32 ndarray in the logical shape (a bfloat16
     // tensor converts exactly).
     py::array to_numpy() const;
@@ -142,6 +151,10 @@ private:
     std::shared_ptr<void> owner_;  // keeps the buffer alive (also for raw views)
     memory mem_;
     bool allocated_ = false;  // the buffer came from empty() (the pool)
+    std::atomic<std::uint64_t> version_{0};
+    std::mutex converted_mutex_;  // guards converted_ and converted_version_
+    TensorPtr converted_;
+    std::uint64_t converted_version_ = 0;
     // Deferred values: pending_ is guarded by pending_mutex_; has_pending_
     // lets every access skip the lock once they are computed.
     void settle_pending() const;

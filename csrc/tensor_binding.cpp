@@ -139,6 +139,9 @@ Create one with Tensor.from_numpy(a); read it back with to_numpy().
             py::arg("src"),
             "Writes src (a Tensor or float32 ndarray of the same shape) into this "
             "tensor's buffer, converting to its layout.")
+        .def("touch", &Tensor::touch,
+             "Marks the buffer as written, as every write path of ours does (a kept "
+             "bf16 copy of it is made again on next use).")
         .def("zero_padding", &Tensor::zero_padding,
              "Rewrites zeros into the padding of a blocked layout.")
         .def_static("zeros_like", &Tensor::zeros_like, py::arg("t"),

@@ -471,3 +471,71 @@ def test_digits_convnet_bf16_within_one_point_of_float32():
     acc16 = _train_digits(cpuframe.mixed_bf16, route)
     assert acc32 >= 0.95, acc32
     assert acc16 >= acc32 - 0.01, (acc16, acc32)
+
+
+# -- the bf16 copy of a master weight is reused, never stale -----------------
+
+def _halve(W, how):
+    if how == 'setitem':
+        W[...] = numpy.asarray(W) * 0.5
+    elif how == 'iop':
+        W *= 0.5
+    elif how == 'copyto':
+        numpy.copyto(W, numpy.asarray(W) * 0.5)
+    elif how == 'fill':
+        W.fill(0.25)
+    elif how == 'load':
+        W.copy_from(numpy.asarray(W) * 0.5)
+
+
+@needs_bf16
+@pytest.mark.parametrize('how', ['setitem', 'iop', 'copyto', 'fill', 'load',
+                                 'view_kept'])
+@pytest.mark.parametrize('op', ['linear', 'conv'])
+def test_converted_weight_follows_every_write(how, op):
+    x = _rand((4, 8, 5, 5)) if op == 'conv' else _rand((4, 8))
+    W = intel64.from_numpy(_rand((6, 8, 3, 3) if op == 'conv' else (6, 8), 1))
+
+    def f(W):
+        with cpuframe.using_config('dtype', cpuframe.mixed_bf16), \
+                cpuframe.using_config('use_ideep', 'always'):
+            y = F.convolution_2d(x, W) if op == 'conv' else F.linear(x, W)
+        return numpy.asarray(y.array)
+
+    def ref(W):
+        with cpuframe.using_config('dtype', cpuframe.mixed_bf16), \
+                cpuframe.using_config('use_ideep', 'never'):
+            W = numpy.asarray(W).copy()
+            y = F.convolution_2d(x, W) if op == 'conv' else F.linear(x, W)
+        return numpy.asarray(y.array)
+
+    first = f(W)
+    assert (f(W) == first).all()          # the copy is reused
+    if how == 'view_kept':
+        view = numpy.asarray(W)           # a NumPy view kept across calls
+        f(W)
+        view *= 0.5                       # written after a call
+    else:
+        _halve(W, how)
+    _close(ref(W), f(W), 1, how)
+    assert not (f(W) == first).all()
+
+
+@needs_bf16
+def test_optimizer_updates_reach_the_bf16_copy():
+    numpy.random.seed(0)
+    link = L.Linear(8, 6)
+    link.to_intel64()
+    opt = cpuframe.optimizers.SGD(0.5).setup(link)
+    x = _rand((4, 8))
+    with cpuframe.using_config('dtype', cpuframe.mixed_bf16):
+        for _ in range(3):
+            loss = F.sum(link(x) ** 2)
+            link.cleargrads()
+            loss.backward()
+            opt.update()
+            got = numpy.asarray(link(x).array)
+            with cpuframe.using_config('use_ideep', 'never'):
+                want = F.linear(x, numpy.asarray(link.W.array).copy(),
+                                numpy.asarray(link.b.array).copy()).array
+            _close(want, got, 1, 'after an update')

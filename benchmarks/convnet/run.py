@@ -143,6 +143,12 @@ class _CpuframeRunner:
 
     def step(self, count_routes=False):
         self.model.cleargrads()
+        # As after an optimizer update (none here: fwd+bwd only), the
+        # weights count as written: mixed_bf16 makes its bf16 copy of each
+        # once per iteration, as PyTorch's autocast casts once per region.
+        for p in self.model.params():
+            if hasattr(p.array, 'touch'):
+                p.array.touch()
         restore = _count_routes(self) if count_routes else None
         if count_routes and self.path in INTEL64_PATHS:
             restore = _chain(restore, _count_storage(self))
