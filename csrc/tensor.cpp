@@ -173,7 +173,16 @@ TensorPtr Tensor::converted_for(const memory::desc& md) {
     if (!owns_buffer_exclusively()) return reordered(md);
     NoGilLock lock(converted_mutex_, true);
     const std::uint64_t v = version_.load(std::memory_order_acquire);
-    if (converted_ && converted_version_ == v && converted_->desc() == md) return converted_;
+    if (converted_ && converted_->desc() == md) {
+        if (converted_version_ == v) return converted_;
+        if (converted_.use_count() == 1 && converted_->owns_buffer_exclusively()) {
+            // No call is reading the old copy: rewrite it in place rather
+            // than hold two copies at once (peak memory).
+            converted_->copy_from(*this);
+            converted_version_ = v;
+            return converted_;
+        }
+    }
     TensorPtr c = reordered(md);
     converted_ = c;
     converted_version_ = v;

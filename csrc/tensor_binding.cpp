@@ -132,13 +132,15 @@ Create one with Tensor.from_numpy(a); read it back with to_numpy().
         .def(
             "copy_from",
             [](Tensor& t, const py::handle& src) {
-                TensorPtr s = as_tensor("Tensor.copy_from", "src", src);
+                // Any storage: the copy converts (a bf16 src is not made a
+                // float32 copy first).
+                TensorPtr s = as_tensor_any("Tensor.copy_from", "src", src);
                 check_same_shape("Tensor.copy_from", t, *s);
                 guarded("Tensor.copy_from", t, [&] { t.copy_from(*s); });
             },
             py::arg("src"),
             "Writes src (a Tensor or float32 ndarray of the same shape) into this "
-            "tensor's buffer, converting to its layout.")
+            "tensor's buffer, converting to its layout and storage type.")
         .def("touch", &Tensor::touch,
              "Marks the buffer as written, as every write path of ours does (a kept "
              "bf16 copy of it is made again on next use).")
