@@ -6,10 +6,13 @@ loaded, else on the NumPy reference):
 
 - the convnet harness's ResNet-50 (64x64 inputs, 10 classes, batch 8),
   30 MomentumSGD steps on one fixed random batch (it memorizes it): both
-  curves fall below 0.05; per step they stay within 0.4 of each other and
-  their means within 15%. Measured on an AMX Xeon: losses 2.47 -> 0.0007
-  (float32) and 2.41 -> 0.001 (bf16), largest gap 0.27 at step 6 (where
-  the momentum transient is: float32 1.03), means 0.44 and 0.42;
+  curves fall below 0.05, their 5-step running means stay within 0.25 of
+  each other and their overall means within 15%. Single steps are not
+  compared: in the momentum transient (steps 2-8) the two runs take
+  different paths of similar height. Measured on an AMX Xeon, intel64
+  route: losses 2.47 -> 0.0007 (float32) and 2.41 -> 0.001 (bf16), running
+  means at most 0.13 apart (single steps 0.27), means 0.44 and 0.42; NumPy
+  reference: 0.15 apart (single steps 0.43), means 0.45 and 0.42;
 - a PTB-style LSTM language model (EmbedID, two L.LSTM, Linear), 150 Adam
   steps on text from a fixed Markov chain: the held-out perplexity is
   within 5% of float32's and far below the vocabulary size of 40
@@ -69,7 +72,9 @@ def test_resnet50_loss_curve_tracks_float32():
     bf16 = _resnet_curve(cpuframe.mixed_bf16)
     assert numpy.isfinite(bf16).all()
     assert f32[-1] < 0.05 and bf16[-1] < 0.05, (f32, bf16)
-    assert (numpy.abs(bf16 - f32) <= 0.4).all(), (f32, bf16)
+    window = numpy.ones(5) / 5
+    running = [numpy.convolve(c, window, mode='valid') for c in (f32, bf16)]
+    assert (numpy.abs(running[1] - running[0]) <= 0.25).all(), (f32, bf16)
     assert abs(bf16.mean() - f32.mean()) <= 0.15 * f32.mean(), (f32, bf16)
 
 
