@@ -104,7 +104,8 @@ def active():
     is not in float32 fallback (which warns once, here)."""
     if config.dtype is not mixed_bf16:
         return False
-    if support()['mode'] != 'float32 fallback':
+    mode = (_support or support())['mode']  # (no copy per op once probed)
+    if mode != 'float32 fallback':
         return True
     _warn_fallback()
     return False
