@@ -188,6 +188,7 @@ py::tuple bn_backward(const py::object& x_obj, const py::object& gamma_obj,
         TensorPtr gx = overwrite_gy && gy->desc() == md && gy->owns_buffer_exclusively()
                            ? gy
                            : Tensor::empty(md, ctx->x_shape);
+        if (gx == gy) gx->touch();  // written over
         TensorPtr ggamma = Tensor::empty(vmd);
         TensorPtr gbeta = Tensor::empty(vmd);
         std::vector<TensorPtr> keep;

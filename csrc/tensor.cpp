@@ -189,6 +189,20 @@ TensorPtr Tensor::converted_for(const memory::desc& md) {
     return c;
 }
 
+std::optional<bool> Tensor::known_within(float low, float high, std::uint64_t version) const {
+    if (!owns_buffer_exclusively()) return std::nullopt;
+    std::lock_guard<std::mutex> lock(within_mutex_);
+    if (within_ && within_->version == version && within_->low == low && within_->high == high)
+        return within_->result;
+    return std::nullopt;
+}
+
+void Tensor::remember_within(float low, float high, std::uint64_t version, bool result) {
+    if (!owns_buffer_exclusively()) return;
+    std::lock_guard<std::mutex> lock(within_mutex_);
+    within_ = WithinResult{low, high, version, result};
+}
+
 void Tensor::copy_from(const Tensor& src) {
     touch();
     settle_all_pending();  // this buffer may be the input of one

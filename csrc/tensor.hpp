@@ -26,6 +26,7 @@
 #include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -132,6 +133,12 @@ public:
     // for a tensor that owns its buffer with no view (no NumPy array, no
     // other Tensor) sharing it, so every later write goes through touch().
     TensorPtr converted_for(const memory::desc& md);
+    std::uint64_t version() const { return version_.load(std::memory_order_acquire); }
+    // all_within(low, high) of this tensor as computed at `version`, kept
+    // while nothing writes it (same condition as converted_for); empty when
+    // not known.
+    std::optional<bool> known_within(float low, float high, std::uint64_t version) const;
+    void remember_within(float low, float high, std::uint64_t version, bool result);
     // A new C-contiguous float32 ndarray in the logical shape (a bfloat16
     // tensor converts exactly).
     py::array to_numpy() const;
@@ -155,6 +162,13 @@ private:
     std::mutex converted_mutex_;  // guards converted_ and converted_version_
     TensorPtr converted_;
     std::uint64_t converted_version_ = 0;
+    struct WithinResult {
+        float low, high;
+        std::uint64_t version;
+        bool result;
+    };
+    mutable std::mutex within_mutex_;
+    std::optional<WithinResult> within_;
     // Deferred values: pending_ is guarded by pending_mutex_; has_pending_
     // lets every access skip the lock once they are computed.
     void settle_pending() const;

@@ -539,3 +539,31 @@ def test_optimizer_updates_reach_the_bf16_copy():
                 want = F.linear(x, numpy.asarray(link.W.array).copy(),
                                 numpy.asarray(link.b.array).copy()).array
             _close(want, got, 1, 'after an update')
+
+
+@needs_native
+@pytest.mark.parametrize('how', ['setitem', 'iop', 'copyto', 'load',
+                                 'view_kept'])
+def test_range_check_of_a_weight_follows_every_write(how):
+    # all_within (the routes' NaN/inf/huge check) is kept per weight until
+    # the weight is written: a NaN written any way is seen at the next call.
+    native = intel64.native()
+    W = intel64.from_numpy(_rand((6, 8), 1))
+    assert native.all_within(W, -1e30, 1e30)
+    assert native.all_within(W, -1e30, 1e30)          # (kept)
+    if how == 'view_kept':
+        view = numpy.asarray(W)
+        assert native.all_within(W, -1e30, 1e30)
+        view[0, 0] = numpy.nan
+    elif how == 'setitem':
+        W[0, 0] = numpy.nan
+    elif how == 'iop':
+        W *= numpy.inf
+    else:
+        bad = numpy.asarray(W).copy()
+        bad[1, 1] = 1e31
+        (numpy.copyto(W, bad) if how == 'copyto' else W.copy_from(bad))
+    assert not native.all_within(W, -1e30, 1e30)
+    # NaN is never within; inf and 1e31 are within [-inf, inf]
+    assert native.all_within(W, -numpy.inf, numpy.inf) == (
+        how in ('load', 'copyto', 'iop'))
