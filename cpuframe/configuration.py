@@ -25,8 +25,8 @@ def _validate(name, value):
         raise ValueError(
             'config.use_cudnn: expected one of {}, got {!r}'.format(
                 ', '.join(repr(v) for v in _USE_CUDNN_VALUES), value))
-    if name == 'dtype' and value is not None and value is not mixed16 \
-            and value is not mixed_bf16:
+    if name == 'dtype' and value is not None and \
+            not isinstance(value, _MixedDtype):
         dt = numpy.dtype(value)
         if dt.kind != 'f':
             raise ValueError(
@@ -34,53 +34,41 @@ def _validate(name, value):
                 '{!r}'.format(value))
 
 
-class _Mixed16:
-    """The ``mixed16`` dtype specifier (``chainer.mixed16``).
+class _MixedDtype:
+    """A mixed-precision dtype specifier for ``config.dtype``.
 
-    As ``config.dtype`` it asks for float16 computation with float32 where
-    precision matters (links ask ``get_dtype(map_mixed16=numpy.float32)``);
-    ``numpy.dtype(mixed16)`` is float16.
+    ``numpy.dtype(spec)`` is its storage dtype (``spec.dtype``); it pickles
+    by name, as the module attribute of that name.
     """
 
-    dtype = numpy.dtype(numpy.float16)
+    def __init__(self, name, dtype):
+        self._name = name
+        self.dtype = numpy.dtype(dtype)
 
     def __repr__(self):
-        return "dtype('mixed16')"
+        return "dtype('{}')".format(self._name)
 
     def __reduce__(self):
-        return 'mixed16'
+        return self._name
 
 
-#: The mixed16 dtype specifier, for ``config.dtype``.
-mixed16 = _Mixed16()
+#: Chainer's ``mixed16``: float16 computation with float32 where precision
+#: matters (links ask ``get_dtype(map_mixed16=numpy.float32)``);
+#: ``numpy.dtype(mixed16)`` is float16.
+mixed16 = _MixedDtype('mixed16', numpy.float16)
 
-
-class _MixedBF16:
-    """The ``mixed_bf16`` dtype specifier (cpuframe's bfloat16 mixed mode).
-
-    As ``config.dtype`` it asks the ops with a bfloat16 route (convolution,
-    deconvolution, linear, pooling, LRN, relu, the residual add, concat,
-    batch normalization's data path) to read their activations and weights
-    rounded to bfloat16, accumulate in float32 and write bfloat16
-    activations; batch normalization's statistics, the loss, weight
-    gradients and the optimizer's master weights stay float32 (Chainer's
-    ``use_fp32_update()`` without asking). ``numpy.dtype(mixed_bf16)`` is
-    float32: NumPy has no bfloat16, so parameters and the arrays a user
-    reads are float32 (an Intel64 activation stored in bfloat16 reports
-    ``storage_dtype == 'bfloat16'`` and converts to float32 exactly).
-    """
-
-    dtype = numpy.dtype(numpy.float32)
-
-    def __repr__(self):
-        return "dtype('mixed_bf16')"
-
-    def __reduce__(self):
-        return 'mixed_bf16'
-
-
-#: The bfloat16 mixed-precision dtype specifier, for ``config.dtype``.
-mixed_bf16 = _MixedBF16()
+#: cpuframe's bfloat16 mixed mode. The ops with a bfloat16 route
+#: (convolution, deconvolution, linear, pooling, relu, tanh, sigmoid, the
+#: residual add, concat, batch normalization's data path) read their
+#: activations and weights rounded to bfloat16, accumulate in float32 and
+#: write bfloat16 activations; batch normalization's statistics, the loss,
+#: weight gradients and the optimizer's master weights stay float32
+#: (Chainer's ``use_fp32_update()`` without asking). ``numpy.dtype(mixed_bf16)``
+#: is float32: NumPy has no bfloat16, so parameters and the arrays a user
+#: reads are float32 (an Intel64 activation stored in bfloat16 reports
+#: ``storage_dtype == 'bfloat16'`` and converts to float32 exactly). Rules:
+#: ``cpuframe._bf16``.
+mixed_bf16 = _MixedDtype('mixed_bf16', numpy.float32)
 
 _NAMED_DTYPES = {'mixed16': mixed16, 'mixed_bf16': mixed_bf16}
 
