@@ -134,7 +134,12 @@ def _indexes(declared, n):
 _TINY = numpy.finfo(numpy.float32).tiny
 
 
-def _round(x):
+def round_array(x):
+    """``x`` rounded to bfloat16 values (to nearest even), in its dtype.
+
+    NumPy float32/float64 arrays only; anything else (None, integer arrays,
+    CuPy arrays: the mode is a CPU mode) is returned as it is.
+    """
     import ml_dtypes
     if isinstance(x, numpy.ndarray) and x.dtype.kind == 'f' and \
             x.dtype.itemsize >= 4:
@@ -148,22 +153,14 @@ def _round(x):
     return x
 
 
-def round_array(x):
-    """``x`` rounded to bfloat16 values (to nearest even), in its dtype.
-
-    NumPy float32/float64 arrays only; anything else (None, integer arrays,
-    CuPy arrays: the mode is a CPU mode) is returned as it is.
-    """
-    return _round(x)
-
-
 def round_inputs(node, in_data):
     """The NumPy path's inputs: the declared ones rounded."""
     idx = set(_indexes(node.bf16_inputs, len(in_data))) | \
         set(_indexes(node.bf16_weights, len(in_data)))
     if not idx:
         return in_data
-    return tuple(_round(x) if i in idx else x for i, x in enumerate(in_data))
+    return tuple(round_array(x) if i in idx else x
+                 for i, x in enumerate(in_data))
 
 
 def round_outputs(node, outputs):
@@ -171,7 +168,8 @@ def round_outputs(node, outputs):
     idx = set(_indexes(node.bf16_outputs, len(outputs)))
     if not idx or not isinstance(outputs, tuple):
         return outputs
-    return tuple(_round(y) if i in idx else y for i, y in enumerate(outputs))
+    return tuple(round_array(y) if i in idx else y
+                 for i, y in enumerate(outputs))
 
 
 def to_bf16_inputs(node, in_data):

@@ -43,7 +43,8 @@ TensorPtr dense(const TensorPtr& t) {
 // bfloat16 values (mixed_bf16 activations) as their bits. relu keeps NaN
 // (either sign) and positive values and writes +0 for the rest, as the
 // float32 kernel does; its gradient passes gy where y > 0.
-constexpr std::uint16_t bf16_inf = 0x7f80u;
+// +inf's and -inf's bits as int16 (0x7f80, 0xff80).
+constexpr std::int16_t bf16_inf = 0x7f80, bf16_neg_inf = -128;
 
 void relu_flat_bf16(const std::uint16_t* x, std::uint16_t* y, std::int64_t n) {
     py::gil_scoped_release release;
@@ -55,7 +56,7 @@ void relu_flat_bf16(const std::uint16_t* x, std::uint16_t* y, std::int64_t n) {
         // -127..-1, above -inf's -128); else +0. One compare, branch-free.
         const std::int16_t s = static_cast<std::int16_t>(x[i]);
         const std::uint16_t keep =
-            static_cast<std::uint16_t>(-static_cast<int>((s > -128) & (s != 0)));
+            static_cast<std::uint16_t>(-static_cast<int>((s > bf16_neg_inf) & (s != 0)));
         y[i] = static_cast<std::uint16_t>(x[i] & keep);
     }
 }
@@ -71,7 +72,7 @@ void relu_grad_flat_bf16(const std::uint16_t* y, const std::uint16_t* gy, std::u
         // branch-free, so that the loop vectorizes.
         const std::int16_t b = static_cast<std::int16_t>(y[i]);
         const std::uint16_t keep =
-            static_cast<std::uint16_t>(-static_cast<int>((b > 0) & (b <= 0x7f80)));
+            static_cast<std::uint16_t>(-static_cast<int>((b > 0) & (b <= bf16_inf)));
         gx[i] = static_cast<std::uint16_t>(gy[i] & keep);
     }
 }
