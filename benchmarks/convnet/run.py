@@ -73,6 +73,21 @@ def _sibling(name):
     spec.loader.exec_module(module)
     return module
 
+def _load_bf16_harness():
+    """``benchmarks/bf16/harness.py``: the bf16 paths' helpers shared with
+    the RNN harness."""
+    key = 'cpuframe_bench_bf16_harness'
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            key, HERE.parent / 'bf16' / 'harness.py')
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key]
+
+
+bf16h = _load_bf16_harness()
+
 
 def _rss_peak_mb():
     import resource
@@ -116,9 +131,9 @@ class _CpuframeRunner:
         cpuframe.global_config.use_ideep = 'always' if on_intel64 else 'never'
         if self.path == 'intel64_bf16':
             # Before the model is built: the links read config.dtype.
-            cpuframe.global_config.dtype = _mixed_bf16(cpuframe)
-            self.info['bf16_support'] = _bf16_support(intel64)
-        self.info['dtype'] = _dtype_name(cpuframe.config.dtype)
+            cpuframe.global_config.dtype = bf16h.mixed_bf16(cpuframe)
+            self.info['bf16_support'] = bf16h.bf16_support(intel64)
+        self.info['dtype'] = bf16h.dtype_name(cpuframe.config.dtype)
         self.cpuframe = cpuframe
         self.F = cpuframe.functions
         self.model = models.build(cfg['model'], cfg['insize'])
@@ -143,15 +158,10 @@ class _CpuframeRunner:
 
     def step(self, count_routes=False):
         self.model.cleargrads()
-        # As after an optimizer update (none here: fwd+bwd only), the
-        # weights count as written: mixed_bf16 makes its bf16 copy of each
-        # once per iteration, as PyTorch's autocast casts once per region.
-        for p in self.model.params():
-            if hasattr(p.array, 'touch'):
-                p.array.touch()
+        bf16h.touch_weights(self.model)  # as after an update
         restore = _count_routes(self) if count_routes else None
         if count_routes and self.path in INTEL64_PATHS:
-            restore = _chain(restore, _count_storage(self))
+            restore = bf16h.chain(restore, bf16h.count_storage(self))
         try:
             t0 = time.perf_counter()
             y = self.model(self.x)
@@ -194,53 +204,6 @@ class _CpuframeRunner:
         return out
 
 
-def _dtype_name(dtype):
-    """'float32', 'mixed_bf16', ... for a ``config.dtype`` value."""
-    import numpy
-    try:
-        if isinstance(dtype, (type, str, numpy.dtype)):
-            return numpy.dtype(dtype).name
-    except TypeError:
-        pass
-    text = repr(dtype)  # the mixed specifiers: "dtype('mixed_bf16')"
-    return text[len("dtype('"):-2] if text.startswith("dtype('") else text
-
-
-def _mixed_bf16(cpuframe):
-    """``cpuframe.mixed_bf16``, or a clear error when this cpuframe has none."""
-    spec = getattr(cpuframe, 'mixed_bf16', None)
-    if spec is None:
-        raise RuntimeError(
-            'this cpuframe ({}) has no bfloat16 mixed mode (cpuframe.mixed_bf16);'
-            ' the intel64_bf16 path needs it'.format(Path(cpuframe.__file__).parent))
-    return spec
-
-
-def _bf16_support(intel64):
-    """``intel64.bf16_support()`` (native / AMX / mode) when this cpuframe has it."""
-    fn = getattr(intel64, 'bf16_support', None)
-    if fn is None:
-        return None
-    try:
-        return fn()
-    except Exception as e:  # noqa: BLE001 - informational only
-        return {'error': _one_line(e)}
-
-
-def _torch_bf16_support(torch):
-    """What PyTorch says about bfloat16 on this CPU (informational)."""
-    out = {}
-    for key, fn in (
-            ('mkldnn_bf16_supported',
-             lambda: bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())),
-            ('cpu_capability', lambda: torch.backends.cpu.get_cpu_capability())):
-        try:
-            out[key] = fn()
-        except Exception as e:  # noqa: BLE001 - informational only
-            out[key] = 'unknown ({})'.format(_one_line(e))
-    return out
-
-
 def _native_info(native):
     info = {}
     for key, fn in (('onednn_version', 'onednn_version_string'),
@@ -251,45 +214,6 @@ def _native_info(native):
             except Exception as e:  # noqa: BLE001 - informational only
                 info[key] = 'error: {}'.format(e)
     return info
-
-
-def _count_storage(runner):
-    """Count the op outputs stored in bfloat16 during one iteration.
-
-    Wraps ``FunctionNode.apply``; an Intel64 array says how it is stored in
-    ``storage_dtype`` ('bfloat16' or 'float32'). Sets
-    ``runner.storage = {dtype: count}``; returns the function that unwraps.
-    """
-    from cpuframe.function_node import FunctionNode
-    original = FunctionNode.__dict__.get('apply')
-    if original is None:
-        return None
-    counts = runner.storage = {}
-
-    def apply(self, inputs):
-        outputs = original(self, inputs)
-        for y in outputs:
-            array = getattr(y, 'array', None)
-            dtype = getattr(array, 'storage_dtype', None)
-            if dtype is None and array is not None:
-                dtype = str(getattr(array, 'dtype', '?'))
-            counts[str(dtype)] = counts.get(str(dtype), 0) + 1
-        return outputs
-
-    FunctionNode.apply = apply
-
-    def restore():
-        FunctionNode.apply = original
-    return restore
-
-
-def _chain(*restores):
-    """One function that calls every non-None restore, last first."""
-    def restore():
-        for r in reversed(restores):
-            if r is not None:
-                r()
-    return restore
 
 
 def _count_routes(runner):
@@ -351,7 +275,7 @@ class _TorchRunner:
                      'path_used': 'torch'}
         if self.bf16:
             self.info['dtype'] = 'autocast bfloat16'
-            self.info['torch_bf16_support'] = _torch_bf16_support(torch)
+            self.info['torch_bf16_support'] = bf16h.torch_bf16_support(torch)
 
     def _autocast(self):
         if self.bf16:
@@ -404,7 +328,7 @@ def worker_main(cfg):
             runner = _CpuframeRunner(cfg)
     except Exception as e:  # noqa: BLE001 - reported to the parent
         traceback.print_exc()
-        send({'status': 'error', 'reason': _one_line(e)})
+        send({'status': 'error', 'reason': bf16h.one_line(e)})
         return 1
     if runner.skip_reason:
         send({'status': 'skipped', 'reason': runner.skip_reason})
@@ -428,7 +352,7 @@ def worker_main(cfg):
                 fwd, fwdbwd = runner.step(count_routes=first)
             except Exception as e:  # noqa: BLE001 - reported to the parent
                 traceback.print_exc()
-                send({'status': 'error', 'reason': _one_line(e)})
+                send({'status': 'error', 'reason': bf16h.one_line(e)})
                 return 1
             first = False
             send({'status': 'ok', 'fwd': fwd, 'fwdbwd': fwdbwd})
@@ -437,11 +361,6 @@ def worker_main(cfg):
                   'extra': runner.extra()})
             return 0
     return 1
-
-
-def _one_line(e):
-    text = '{}: {}'.format(type(e).__name__, e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
 
 
 # ---------------------------------------------------------------------------
@@ -825,7 +744,7 @@ def blas_info():
         info.update({k: blas.get(k)
                      for k in ('name', 'version', 'openblas configuration')})
     except Exception as e:  # noqa: BLE001 - informational only
-        info['error'] = _one_line(e)
+        info['error'] = bf16h.one_line(e)
     info['architecture'] = _openblas_corename()
     line = '{} {}, kernel {} [numpy.show_config; pip install threadpoolctl ' \
         'for more]'.format(info.get('name'), info.get('version'),
@@ -880,7 +799,7 @@ def _environment(args):
         env.update(_native_info(mod))
     if any(p in BF16_PATHS for p in args.paths):
         from cpuframe.backends import intel64
-        env['bf16_support'] = _bf16_support(intel64)
+        env['bf16_support'] = bf16h.bf16_support(intel64)
         env['has_mixed_bf16'] = getattr(cpuframe, 'mixed_bf16', None) is not None
     env['dtype_vars_removed'] = {v: os.environ[v] for v in DTYPE_VARS
                                  if v in os.environ}

@@ -67,6 +67,21 @@ def _sibling(name):
     spec.loader.exec_module(module)
     return module
 
+def _load_bf16_harness():
+    """``benchmarks/bf16/harness.py``: the bf16 paths' helpers shared with
+    the convnet harness."""
+    key = 'cpuframe_bench_bf16_harness'
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            key, HERE.parent / 'bf16' / 'harness.py')
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key]
+
+
+bf16h = _load_bf16_harness()
+
 
 # ---------------------------------------------------------------------------
 # Worker side
@@ -91,15 +106,9 @@ class _CpuframeRunner:
         cpuframe.global_config.use_ideep = 'always' if on_intel64 else 'never'
         if self.path == 'intel64_bf16':
             # Before the model is built: the links read config.dtype.
-            spec = getattr(cpuframe, 'mixed_bf16', None)
-            if spec is None:
-                raise RuntimeError(
-                    'this cpuframe ({}) has no bfloat16 mixed mode '
-                    '(cpuframe.mixed_bf16); the intel64_bf16 path needs '
-                    'it'.format(Path(cpuframe.__file__).parent))
-            cpuframe.global_config.dtype = spec
-            self.info['bf16_support'] = _bf16_support(intel64)
-        self.info['dtype'] = _dtype_name(cpuframe.config.dtype)
+            cpuframe.global_config.dtype = bf16h.mixed_bf16(cpuframe)
+            self.info['bf16_support'] = bf16h.bf16_support(intel64)
+        self.info['dtype'] = bf16h.dtype_name(cpuframe.config.dtype)
         numpy_ = __import__('numpy')
         numpy_.random.seed(0)
         self.model = models.build(cfg['model'])
@@ -130,16 +139,10 @@ class _CpuframeRunner:
     def step(self, count_routes=False):
         restore = _count_routes(self) if count_routes else None
         if count_routes and self.path in INTEL64_PATHS:
-            restore = _chain(restore, _count_storage(self))
+            restore = bf16h.chain(restore, bf16h.count_storage(self))
         try:
             self.model.cleargrads()
-            # As after an optimizer update (none here: fwd+bwd only), the
-            # weights count as written: mixed_bf16 makes its bf16 copy of
-            # each once per iteration, as PyTorch's autocast casts once per
-            # region.
-            for p in self.model.params():
-                if hasattr(p.array, 'touch'):
-                    p.array.touch()
+            bf16h.touch_weights(self.model)  # as after an update
             t0 = time.perf_counter()
             loss = self.model.loss(self.data)
             t1 = time.perf_counter()
@@ -168,82 +171,6 @@ class _CpuframeRunner:
                 out['primitive_creations_timed'] = \
                     creations - self.creations_timed
         return out
-
-
-def _dtype_name(dtype):
-    """'float32', 'mixed_bf16', ... for a ``config.dtype`` value."""
-    import numpy
-    try:
-        if isinstance(dtype, (type, str, numpy.dtype)):
-            return numpy.dtype(dtype).name
-    except TypeError:
-        pass
-    text = repr(dtype)  # the mixed specifiers: "dtype('mixed_bf16')"
-    return text[len("dtype('"):-2] if text.startswith("dtype('") else text
-
-
-def _bf16_support(intel64):
-    """``intel64.bf16_support()`` (native / AMX / mode) when this cpuframe has it."""
-    fn = getattr(intel64, 'bf16_support', None)
-    if fn is None:
-        return None
-    try:
-        return fn()
-    except Exception as e:  # noqa: BLE001 - informational only
-        return {'error': _one_line(e)}
-
-
-def _torch_bf16_support(torch):
-    """What PyTorch says about bfloat16 on this CPU (informational)."""
-    out = {}
-    for key, fn in (
-            ('mkldnn_bf16_supported',
-             lambda: bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())),
-            ('cpu_capability', lambda: torch.backends.cpu.get_cpu_capability())):
-        try:
-            out[key] = fn()
-        except Exception as e:  # noqa: BLE001 - informational only
-            out[key] = 'unknown ({})'.format(_one_line(e))
-    return out
-
-
-def _count_storage(runner):
-    """Count the op outputs stored in bfloat16 during one iteration.
-
-    Wraps ``FunctionNode.apply``; an Intel64 array says how it is stored in
-    ``storage_dtype`` ('bfloat16' or 'float32'). Sets
-    ``runner.storage = {dtype: count}``; returns the function that unwraps.
-    """
-    from cpuframe.function_node import FunctionNode
-    original = FunctionNode.__dict__.get('apply')
-    if original is None:
-        return None
-    counts = runner.storage = {}
-
-    def apply(self, inputs):
-        outputs = original(self, inputs)
-        for y in outputs:
-            array = getattr(y, 'array', None)
-            dtype = getattr(array, 'storage_dtype', None)
-            if dtype is None and array is not None:
-                dtype = str(getattr(array, 'dtype', '?'))
-            counts[str(dtype)] = counts.get(str(dtype), 0) + 1
-        return outputs
-
-    FunctionNode.apply = apply
-
-    def restore():
-        FunctionNode.apply = original
-    return restore
-
-
-def _chain(*restores):
-    """One function that calls every non-None restore, last first."""
-    def restore():
-        for r in reversed(restores):
-            if r is not None:
-                r()
-    return restore
 
 
 def _count_routes(runner):
@@ -290,7 +217,7 @@ class _TorchRunner:
                      'python': sys.executable}
         if self.bf16:
             self.info['dtype'] = 'autocast bfloat16'
-            self.info['torch_bf16_support'] = _torch_bf16_support(torch)
+            self.info['torch_bf16_support'] = bf16h.torch_bf16_support(torch)
 
     def _autocast(self):
         if self.bf16:
@@ -329,7 +256,7 @@ def worker_main(cfg):
             else _CpuframeRunner(cfg)
     except Exception as e:  # noqa: BLE001 - reported to the parent
         traceback.print_exc()
-        send({'status': 'error', 'reason': _one_line(e)})
+        send({'status': 'error', 'reason': bf16h.one_line(e)})
         return 1
     if runner.skip_reason:
         send({'status': 'skipped', 'reason': runner.skip_reason})
@@ -348,7 +275,7 @@ def worker_main(cfg):
                 fwd, fwdbwd = runner.step(count_routes=first)
             except Exception as e:  # noqa: BLE001 - reported to the parent
                 traceback.print_exc()
-                send({'status': 'error', 'reason': _one_line(e)})
+                send({'status': 'error', 'reason': bf16h.one_line(e)})
                 return 1
             first = False
             send({'status': 'ok', 'fwd': fwd, 'fwdbwd': fwdbwd})
@@ -356,11 +283,6 @@ def worker_main(cfg):
             send({'status': 'done', 'extra': runner.extra()})
             return 0
     return 1
-
-
-def _one_line(e):
-    text = '{}: {}'.format(type(e).__name__, e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
 
 
 # ---------------------------------------------------------------------------
