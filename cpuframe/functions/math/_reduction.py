@@ -1,6 +1,6 @@
-"""What the reductions (sum, mean, prod, min/max, logsumexp, average)
-share: checking their axis argument and broadcasting a reduced gradient
-back to the input's shape."""
+"""What the reductions (sum, mean, prod, min/max, logsumexp, average, and
+batch normalization's statistics) share: checking their axis argument and
+broadcasting a reduced gradient back to the input's shape."""
 from cpuframe.utils import type_check
 
 

@@ -4,6 +4,7 @@ import numpy
 from cpuframe import backend
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
+from cpuframe.functions.math._reduction import normalize_axis
 from cpuframe.functions.normalization import _standardize
 from cpuframe.utils import type_check
 from cpuframe.variable import Variable
@@ -13,18 +14,7 @@ def _normalize_axis(axis, x_ndim, gamma_ndim, label):
     """The reduced axes: Chainer's default is ``(0,)`` plus trailing axes."""
     if axis is None:
         return (0,) + tuple(range(gamma_ndim + 1, x_ndim))
-    if isinstance(axis, int):
-        axis = (axis,)
-    axes = []
-    for a in axis:
-        if not -x_ndim <= a < x_ndim:
-            raise type_check.InvalidType(
-                '-x.ndim <= axis < x.ndim for every axis',
-                '{}: axis {} with x.ndim = {}'.format(label, axis, x_ndim))
-        axes.append(a % x_ndim)
-    if len(set(axes)) != len(axes):
-        raise ValueError('{}: duplicate axes in axis={}'.format(label, axis))
-    return tuple(sorted(axes))
+    return normalize_axis(axis, x_ndim, label)
 
 
 def _check_param_types(in_types, axis, label, names):
