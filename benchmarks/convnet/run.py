@@ -62,31 +62,22 @@ def _ensure_cpuframe_importable():
         sys.path.insert(0, str(REPO_ROOT))
 
 
-def _sibling(name):
-    """Import ``benchmarks/convnet/<name>.py`` under a name of its own."""
-    key = 'cpuframe_convnet_bench_' + name
+def _sibling(name, folder=HERE):
+    """Import ``<folder>/<name>.py`` (this harness's folder by default)
+    under a name of its own."""
+    key = 'cpuframe_convnet_bench_' + name if folder == HERE else \
+        'cpuframe_bench_{}_{}'.format(folder.name, name)
     if key in sys.modules:
         return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, HERE / (name + '.py'))
+    spec = importlib.util.spec_from_file_location(key, folder / (name + '.py'))
     module = importlib.util.module_from_spec(spec)
     sys.modules[key] = module
     spec.loader.exec_module(module)
     return module
 
-def _load_bf16_harness():
-    """``benchmarks/bf16/harness.py``: the bf16 paths' helpers shared with
-    the RNN harness."""
-    key = 'cpuframe_bench_bf16_harness'
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            key, HERE.parent / 'bf16' / 'harness.py')
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
 
-
-bf16h = _load_bf16_harness()
+#: The bf16 paths' helpers, shared with the other harness.
+bf16h = _sibling('harness', HERE.parent / 'bf16')
 
 
 def _rss_peak_mb():

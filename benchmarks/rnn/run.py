@@ -57,30 +57,20 @@ UNFAIR_BLAS_VARS = ('OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE')
 _PREFIX = '@@rnnbench '
 
 
-def _sibling(name):
-    key = 'cpuframe_rnn_bench_' + name
+def _sibling(name, folder=HERE):
+    key = 'cpuframe_rnn_bench_' + name if folder == HERE else \
+        'cpuframe_bench_{}_{}'.format(folder.name, name)
     if key in sys.modules:
         return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, HERE / (name + '.py'))
+    spec = importlib.util.spec_from_file_location(key, folder / (name + '.py'))
     module = importlib.util.module_from_spec(spec)
     sys.modules[key] = module
     spec.loader.exec_module(module)
     return module
 
-def _load_bf16_harness():
-    """``benchmarks/bf16/harness.py``: the bf16 paths' helpers shared with
-    the convnet harness."""
-    key = 'cpuframe_bench_bf16_harness'
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            key, HERE.parent / 'bf16' / 'harness.py')
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
 
-
-bf16h = _load_bf16_harness()
+#: The bf16 paths' helpers, shared with the other harness.
+bf16h = _sibling('harness', HERE.parent / 'bf16')
 
 
 # ---------------------------------------------------------------------------
