@@ -59,6 +59,15 @@ def torch_bf16_support(torch):
     return out
 
 
+def torch_autocast(torch, bf16):
+    """The torch_bf16 path's context (CPU autocast to bfloat16) when
+    ``bf16``, else one that does nothing."""
+    if bf16:
+        return torch.autocast('cpu', dtype=torch.bfloat16)
+    import contextlib
+    return contextlib.nullcontext()
+
+
 def count_storage(runner):
     """Count the op outputs stored in bfloat16 during one iteration.
 

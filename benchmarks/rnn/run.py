@@ -210,10 +210,7 @@ class _TorchRunner:
             self.info['torch_bf16_support'] = bf16h.torch_bf16_support(torch)
 
     def _autocast(self):
-        if self.bf16:
-            return self.torch.autocast('cpu', dtype=self.torch.bfloat16)
-        import contextlib
-        return contextlib.nullcontext()
+        return bf16h.torch_autocast(self.torch, self.bf16)
 
     def step(self, count_routes=False):
         self.model.zero_grad(set_to_none=True)
