@@ -8,6 +8,7 @@
 // loops are as fast as the primitive.
 #include <limits>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -78,6 +79,24 @@ void relu_grad_flat_bf16(const std::uint16_t* y, const std::uint16_t* gy, std::u
 }
 
 bool is_bf16(const TensorPtr& t) { return t->dtype() == memory::data_type::bf16; }
+
+// The range check of a bf16 tensor (a mixed_bf16 activation into max
+// pooling): its values are the float32s with these 16 high bits, checked
+// as such rather than on a float32 copy of the tensor.
+bool all_within_bf16(const std::uint16_t* p, std::int64_t n, float low, float high) {
+    py::gil_scoped_release release;
+    int bad = 0;
+#if defined(CPUFRAME_HAVE_OPENMP)
+#pragma omp parallel for simd reduction(|: bad) schedule(static) if (n >= (std::int64_t{1} << 20))
+#endif
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::uint32_t bits = static_cast<std::uint32_t>(p[i]) << 16;
+        float v;
+        std::memcpy(&v, &bits, sizeof v);
+        bad |= !(v >= low && v <= high);
+    }
+    return bad == 0;
+}
 
 // oneDNN's eltwise_relu maps NaN to 0 where the NumPy path (maximum) keeps
 // it; relu_values keeps it, at the same memory traffic (memory bound).
@@ -223,15 +242,19 @@ Computed on the flat physical buffer, so any layout works without a reorder.
     m.def(
         "all_within",
         [](const py::object& x_obj, float low, float high) {
-            TensorPtr x = as_tensor("all_within", "x", x_obj);
+            TensorPtr x = as_tensor_any("all_within", "x", x_obj);
+            if (!is_bf16(x)) x = as_tensor("all_within", "x", x_obj);  // float32 (or raises)
             // A weight checked at every call (padded convolutions, the RNN
             // routes) is read again only after a write (Tensor::touch).
             const std::uint64_t version = x->version();
             if (auto known = x->known_within(low, high, version)) return *known;
-            const float* p = static_cast<const float*>(x->data());
-            const auto n = static_cast<std::int64_t>(x->nbytes() / sizeof(float));
             bool result;
-            {
+            if (is_bf16(x)) {
+                result = all_within_bf16(static_cast<const std::uint16_t*>(x->data()),
+                                         static_cast<std::int64_t>(x->nbytes() / 2), low, high);
+            } else {
+                const float* p = static_cast<const float*>(x->data());
+                const auto n = static_cast<std::int64_t>(x->nbytes() / sizeof(float));
                 py::gil_scoped_release release;
                 result = all_within(p, n, low, high);
             }

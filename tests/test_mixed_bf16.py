@@ -567,3 +567,17 @@ def test_range_check_of_a_weight_follows_every_write(how):
     # NaN is never within; inf and 1e31 are within [-inf, inf]
     assert native.all_within(W, -numpy.inf, numpy.inf) == (
         how in ('load', 'copyto', 'iop'))
+
+
+@needs_native
+def test_range_check_of_bf16_values_matches_float32():
+    # all_within reads a bf16 tensor's values in place (no float32 copy):
+    # the same answers as for the float32 values they are.
+    native = intel64.native()
+    for vals in ([1.0, 2.0], [1.0, numpy.nan], [1.0, numpy.inf],
+                 [1.0, -numpy.inf], [1.0, 3e38], [-3e38, 0.0]):
+        b = native.to_bfloat16(numpy.array(vals, numpy.float32))
+        for low, high in ((-3.4e38, 3.4e38), (-numpy.inf, numpy.inf),
+                          (-1e30, 1e30)):
+            assert native.all_within(b, low, high) == native.all_within(
+                numpy.asarray(b), low, high), (vals, low, high)
