@@ -76,6 +76,10 @@ void lstm_input_gemm(const LstmLayer& L, const LstmDir& s) {
     float* g = fptr(s.gates);
     const float* bias = fptr(s.bias);
     for (i64 r = 0; r < L.R; ++r) std::memcpy(g + r * G, bias, G * sizeof(float));
+    if (L.bf16) {
+        gemm_bf16('N', L.R, bptr(s.xb), L.C, s.wl_fwd, 1.0f, g, G);
+        return;
+    }
     sgemm('N', 'T', L.R, G, L.C, fptr(s.x), L.C, fptr(s.wl), L.C, 1.0f, g, G);
 }
 
@@ -85,23 +89,32 @@ void lstm_steps_forward(const LstmLayer& L, LstmDir& s, i64 d, i64 lo, i64 hi, i
     float* g = fptr(s.gates);
     float* h = fptr(s.hy);
     float* c = fptr(s.cy);
-    float* y = fptr(L.y) + d * N;
+    float* y = L.bf16 ? nullptr : fptr(L.y) + d * N;
     for (i64 step = 0; step < T; ++step) {
         const i64 t = s.reverse ? T - 1 - step : step;
         const i64 b = std::min(L.batches[t], hi) - lo;
         if (b <= 0) continue;
         const i64 r = L.offsets[t] + lo;  // this part's first packed row of step t
-        float* hp = fptr(s.hprev) + r * N;
         float* cp = fptr(s.cprev) + r * N;
-        copy_rows(hp, h + lo * N, b, N);
         copy_rows(cp, c + lo * N, b, N);
         float* gt = g + r * G;
-        sgemm('N', 'N', b, G, N, hp, N, fptr(s.wi_t), G, 1.0f, gt, G);
+        if (L.bf16) {
+            bf16_t* hp = bptr(s.hprev_b) + r * N;
+            to_bf16_rows(h + lo * N, N, hp, N, b, N);
+            gemm_bf16('N', b, hp, N, s.wi_fwd, 1.0f, gt, G);
+        } else {
+            float* hp = fptr(s.hprev) + r * N;
+            copy_rows(hp, h + lo * N, b, N);
+            sgemm('N', 'N', b, G, N, hp, N, fptr(s.wi_t), G, 1.0f, gt, G);
+        }
         float* ct = fptr(s.cs) + r * N;
         for_rows(b, N, threads, [&](i64 j) {
-            lstm_row_forward(gt + j * G, cp + j * N, ct + j * N, h + (lo + j) * N,
-                             y + (r + j) * ldy, N);
+            // bf16: y is written below (h rounded); the kernel writes h twice
+            float* hj = h + (lo + j) * N;
+            lstm_row_forward(gt + j * G, cp + j * N, ct + j * N, hj,
+                             L.bf16 ? hj : y + (r + j) * ldy, N);
         });
+        if (L.bf16) round_to_bf16_rows(h + lo * N, N, bptr(L.y) + r * ldy + d * N, ldy, b, N);
         copy_rows(c + lo * N, ct, b, N);
     }
 }
@@ -126,22 +139,47 @@ void lstm_steps_backward(const LstmLayer& L, const LstmDir& s, i64 d, const floa
             lstm_row_backward(g + (r + j) * G, ct + j * N, cp + j * N, dh + (lo + j) * N,
                               gyd + (r + j) * ldy, dc + (lo + j) * N, dg + (r + j) * G, N);
         });
-        sgemm('N', 'N', b, N, G, dg + r * G, G, fptr(s.wi), N, 0.0f, dh + lo * N, N);
+        if (L.bf16) {
+            bf16_t* dgb = bptr(out.dgates_b) + r * G;
+            to_bf16_rows(dg + r * G, G, dgb, G, b, G);
+            gemm_bf16('N', b, dgb, G, out.wi_bwd, 0.0f, dh + lo * N, N);
+        } else {
+            sgemm('N', 'N', b, N, G, dg + r * G, G, fptr(s.wi), N, 0.0f, dh + lo * N, N);
+        }
     }
+}
+
+void lstm_prepare_backward(const LstmLayer& L, const LstmDir& s, LstmGrads& out) {
+    if (!L.bf16) return;
+    const i64 N = L.N, G = 4 * N;
+    out.dgates_b = Tensor::empty(plain_desc({L.R, G}, memory::data_type::bf16), {L.R, G});
+    out.wi_bwd = pack_b('N', G, N, fptr(s.wi), N, f32, L.bounds[1] - L.bounds[0]);
+    if (out.gx) out.wl_bwd = pack_b('N', G, L.C, fptr(s.wl), L.C, f32, L.R);
 }
 
 void lstm_weight_grads(const LstmLayer& L, const LstmDir& s, LstmGrads& out) {
     const i64 N = L.N, C = L.C, R = L.R, G = 4 * N;
     const float* dg = fptr(out.dgates);
-    sgemm('T', 'N', G, C, R, dg, G, fptr(s.x), C, 0.0f, fptr(out.gwl), C);
-    sgemm('T', 'N', G, N, R, dg, G, fptr(s.hprev), N, 0.0f, fptr(out.gwi), N);
+    if (L.bf16) {
+        const bf16_t* dgb = bptr(out.dgates_b);
+        gemm_bf16('T', 'N', G, C, R, dgb, G, bptr(s.xb), C, 0.0f, fptr(out.gwl), C);
+        gemm_bf16('T', 'N', G, N, R, dgb, G, bptr(s.hprev_b), N, 0.0f, fptr(out.gwi), N);
+    } else {
+        sgemm('T', 'N', G, C, R, dg, G, fptr(s.x), C, 0.0f, fptr(out.gwl), C);
+        sgemm('T', 'N', G, N, R, dg, G, fptr(s.hprev), N, 0.0f, fptr(out.gwi), N);
+    }
     float* gb = fptr(out.gb);
     std::fill(gb, gb + G, 0.0f);
     for (i64 r = 0; r < R; ++r) {
         const float* row = dg + r * G;
         for (i64 k = 0; k < G; ++k) gb[k] += row[k];
     }
-    if (out.gx) sgemm('N', 'N', R, C, G, dg, G, fptr(s.wl), C, 0.0f, fptr(out.gx), C);
+    if (!out.gx) return;
+    if (L.bf16) {
+        gemm_bf16('N', R, bptr(out.dgates_b), G, out.wl_bwd, 0.0f, fptr(out.gx), C);
+    } else {
+        sgemm('N', 'N', R, C, G, dg, G, fptr(s.wl), C, 0.0f, fptr(out.gx), C);
+    }
 }
 
 }  // namespace cpuframe::rnn

@@ -17,10 +17,20 @@
 // outlives the call, so an in-place update is always seen. Activations use
 // csrc/simd polynomials (exp about 1 ulp), AVX-512, AVX2 or scalar as the CPU allows.
 // Threads: see LstmLayer.
+//
+// mixed_bf16 (LstmLayer::bf16): the GEMMs read bf16 operands and accumulate
+// in float32 (gemm_bf16.hpp): x, h_{t-1} and the weights rounded to bf16
+// forward; backward the gates' gradients too (for the GEMMs only). The gates,
+// the cell state, the bias and its gradient stay float32; h_t is rounded to
+// bf16 as it is computed (the state carried to the next step, y, hy), and y
+// is stored as bf16. The weights are packed into the matmul's layout once per
+// call. cpuframe/functions/rnn/_lstm_bf16.py is the NumPy reference of
+// exactly this.
 #pragma once
 
 #include <vector>
 
+#include "gemm_bf16.hpp"
 #include "rnn_common.hpp"
 #include "tensor.hpp"
 
@@ -33,6 +43,10 @@ struct LstmDir {
     TensorPtr wi_t;                     // (N, 4N): W_iter transposed for the steps' GEMMs
     TensorPtr gates, cs, hprev, cprev;  // (R, 4N) activated gates; (R, N): c_t, h_{t-1}, c_{t-1}
     TensorPtr hy, cy;                   // (B, N)
+    // mixed_bf16: x and h_{t-1} as bf16 (hprev unused), W_layer^T and
+    // W_iter^T packed for the forward GEMMs (wi_t unused)
+    TensorPtr xb, hprev_b;              // (R, C), (R, N)
+    PackedB wl_fwd, wi_fwd;
 };
 
 // The fewest sequences a part of an LSTM layer gets (see rnn_forward).
@@ -46,9 +60,10 @@ constexpr i64 kLstmMinPartRows = 32;
 // large GEMMs over all steps run on the whole team.
 struct LstmLayer {
     i64 D = 1, C = 0, N = 0, B = 0, R = 0;
+    bool bf16 = false;                  // mixed_bf16: see the top of this file
     std::vector<i64> batches, offsets;  // rows of step t, first packed row of step t
     std::vector<i64> bounds;            // P + 1 sequence boundaries
-    TensorPtr y;                        // (R, D * N)
+    TensorPtr y;                        // (R, D * N), bf16 in mixed_bf16
     std::vector<LstmDir> dirs;
 };
 
@@ -68,7 +83,15 @@ void lstm_steps_forward(const LstmLayer& L, LstmDir& s, i64 d, i64 lo, i64 hi, i
 struct LstmGrads {
     TensorPtr gx, ghx, gcx, gwl, gwi, gb;
     TensorPtr dgates;  // (R, 4N), the gates' pre-activation gradients
+    // mixed_bf16: dgates as bf16; W_iter and W_layer packed for the GEMMs
+    // of h_{t-1}'s and x's gradients
+    TensorPtr dgates_b;
+    PackedB wi_bwd, wl_bwd;
 };
+
+// Packs what the GEMMs of lstm_steps_backward and lstm_weight_grads read
+// in mixed_bf16 (nothing in float32). Before the streams start.
+void lstm_prepare_backward(const LstmLayer& L, const LstmDir& s, LstmGrads& out);
 
 // The recurrence's gradients of one direction over the state rows [lo, hi):
 // out.dgates for those rows' steps, out.ghx / out.gcx (holding ghy / gcy on

@@ -122,9 +122,13 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
                       const std::vector<i64>& batches, const py::object& xs_obj,
                       const py::object& hxs_obj, const py::object& cxs_obj,
                       const py::object& wls_obj, const py::object& wis_obj,
-                      const py::object& biases_obj) {
+                      const py::object& biases_obj, bool bf16) {
     constexpr const char* fn = "rnn_forward";
     const Cell cell = parse_cell(fn, cell_name);
+    if (bf16 && cell.kind != CellKind::lstm) {
+        throw py::value_error(std::string(fn) + ": bf16 is implemented for lstm layers only, got " +
+                              cell.name);
+    }
     if (batches.empty()) throw py::value_error(std::string(fn) + ": expected at least one step");
     i64 R = 0;
     for (std::size_t t = 0; t < batches.size(); ++t) {
@@ -153,7 +157,7 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
         cxs = as_list(fn, "cxs", cxs_obj, D);
     }
 
-    TensorPtr x0 = as_tensor(fn, "x", xs[0]);
+    TensorPtr x0 = as_tensor_any(fn, "x", xs[0]);  // (its shape)
     TensorPtr h0 = as_tensor(fn, "hx", hxs[0]);
     if (x0->ndim() != 2 || x0->shape()[0] != R) {
         throw py::value_error(std::string(fn) + ": expected x of shape (" + std::to_string(R) +
@@ -167,7 +171,8 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
     const i64 C = x0->shape()[1], B = h0->shape()[0], N = h0->shape()[1];
     const i64 G = cell.gates;
     const i64 y_cols = static_cast<i64>(D) * N;
-    TensorPtr y = new_plain({R, y_cols});
+    TensorPtr y = bf16 ? Tensor::empty(plain_desc({R, y_cols}, memory::data_type::bf16), {R, y_cols})
+                       : new_plain({R, y_cols});
 
     auto layer = std::make_shared<LayerContext>();
     layer->cell = cell;
@@ -189,7 +194,17 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
     };
     std::vector<Inputs> ins(D);
     for (std::size_t d = 0; d < D; ++d) {
-        ins[d].x = plain_input(fn, "x", xs[d], {R, C});
+        if (bf16) {
+            // x as bf16 (rounded when it comes as float32)
+            TensorPtr x = as_tensor_any(fn, "x", xs[d]);
+            if (x->shape() != Shape{R, C}) {
+                throw py::value_error(std::string(fn) + ": expected x of shape " +
+                                      shape_str({R, C}) + ", got " + shape_str(x->shape()));
+            }
+            ins[d].x = in_layout(x, plain_desc({R, C}, memory::data_type::bf16));
+        } else {
+            ins[d].x = plain_input(fn, "x", xs[d], {R, C});
+        }
         ins[d].hx = plain_input(fn, "hx", hxs[d], {B, N});
         if (cell.has_c) ins[d].cx = plain_input(fn, "cx", cxs[d], {B, N});
         ins[d].wl = plain_input(fn, "w_layer", wls[d], {G * N, C});
@@ -207,6 +222,7 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
         L->N = N;
         L->B = B;
         L->R = R;
+        L->bf16 = bf16;
         L->batches = batches;
         i64 row = 0;
         for (i64 b : batches) {
@@ -228,16 +244,20 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
         for (std::size_t d = 0; d < D; ++d) {
             LstmDir& s = L->dirs[d];
             s.reverse = d == 1;
-            s.x = ins[d].x;
+            (bf16 ? s.xb : s.x) = ins[d].x;
             s.wl = ins[d].wl;
             s.wi = ins[d].wi;
             s.bias = ins[d].b;
             s.hx = ins[d].hx;
             s.cx = ins[d].cx;
-            s.wi_t = new_plain({N, G * N});
+            if (bf16) {
+                s.hprev_b = Tensor::empty(plain_desc({R, N}, memory::data_type::bf16), {R, N});
+            } else {
+                s.wi_t = new_plain({N, G * N});
+                s.hprev = new_plain({R, N});
+            }
             s.gates = new_plain({R, G * N});
             s.cs = new_plain({R, N});
-            s.hprev = new_plain({R, N});
             s.cprev = new_plain({R, N});
             s.hy = new_plain({B, N});
             s.cy = new_plain({B, N});
@@ -247,7 +267,13 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
             // A direction's own stream prepares it when it runs alone; its
             // parts share the team's work done first.
             auto prepare = [&](LstmDir& s) {
-                transpose(fptr(s.wi), G * N, N, fptr(s.wi_t));
+                if (bf16) {
+                    s.wl_fwd = pack_b('T', C, G * N, fptr(s.wl), C, f32, R);
+                    s.wi_fwd = pack_b('T', N, G * N, fptr(s.wi), N, f32,
+                                      L->bounds[1] - L->bounds[0]);
+                } else {
+                    transpose(fptr(s.wi), G * N, N, fptr(s.wi_t));
+                }
                 lstm_input_gemm(*L, s);
                 copy_rows(fptr(s.hy), fptr(s.hx), B, N);
                 copy_rows(fptr(s.cy), fptr(s.cx), B, N);
@@ -399,6 +425,10 @@ py::tuple rnn_backward(const LayerPtr& layer, const py::object& gy_obj,
         }
         guard_dnnl(fn, [&] { return cell.name + " rows " + std::to_string(R); }, [&] {
             ThreadLimit limit(threads_for(layer->batches[0], C, N, G));
+            if (L.bf16) {
+                py::gil_scoped_release release;
+                for (i64 d = 0; d < D; ++d) lstm_prepare_backward(L, L.dirs[d], outs[d]);
+            }
             run_concurrently(static_cast<std::size_t>(D) * P_parts, [&](std::size_t i, int t) {
                 const std::size_t d = i / P_parts, p = i % P_parts;
                 lstm_steps_backward(L, L.dirs[d], static_cast<i64>(d), fptr(gy), outs[d],
@@ -548,8 +578,8 @@ TensorPtr stack_rows(const py::list& arrays) {
 py::list split_rows(const TensorPtr& t, const std::vector<i64>& sizes, bool squeeze) {
     constexpr const char* fn = "rnn_split_rows";
     if (!t || t->ndim() < 1 || !t->is_plain() || !t->owner() ||
-        t->desc().get_data_type() != f32) {
-        throw py::value_error(std::string(fn) + ": expected a plain float32 tensor");
+        (t->dtype() != f32 && t->dtype() != memory::data_type::bf16)) {
+        throw py::value_error(std::string(fn) + ": expected a plain float32 or bfloat16 tensor");
     }
     const Shape& shape = t->shape();
     i64 rows = 0;
@@ -567,13 +597,14 @@ py::list split_rows(const TensorPtr& t, const std::vector<i64>& sizes, bool sque
     i64 row_size = 1;
     for (std::size_t i = 1; i < shape.size(); ++i) row_size *= shape[i];
     py::list out;
-    float* p = fptr(t);
+    char* p = static_cast<char*>(t->data());
+    const i64 item = static_cast<i64>(memory::data_type_size(t->dtype()));
     for (i64 n : sizes) {
         Shape piece(shape.begin() + (squeeze ? 1 : 0), shape.end());
         if (!squeeze) piece[0] = n;
         if (piece.empty()) piece.push_back(1);
-        out.append(Tensor::wrap(plain_desc(to_dims(piece)), piece, p, t->owner()));
-        p += n * row_size;
+        out.append(Tensor::wrap(plain_desc(to_dims(piece), t->dtype()), piece, p, t->owner()));
+        p += n * row_size * item;
     }
     return out;
 }
@@ -604,7 +635,7 @@ void register_rnn(py::module_& m) {
         });
     m.def("rnn_forward", &rnn_forward, py::arg("cell"), py::arg("training"), py::arg("batches"),
           py::arg("xs"), py::arg("hxs"), py::arg("cxs"), py::arg("w_layers"),
-          py::arg("w_iters"), py::arg("biases"),
+          py::arg("w_iters"), py::arg("biases"), py::arg("bf16") = false,
           R"doc(One recurrent layer, one or both directions, over packed variable-length steps.
 
 cell: 'lstm', 'gru' (linear-before-reset), 'rnn_tanh' or 'rnn_relu'.
@@ -616,6 +647,9 @@ w_layers: (G * N, C) and w_iters: (G * N, N), the gate matrices stacked in
 oneDNN's gate order (LSTM i, f, c~, o; GRU u, r, o); biases: (G', N)
 (G' = 4 for the GRU: u, r, o and the hidden bias of o). With more threads
 than directions the batch rows are also dealt out to parts run side by side.
+bf16 (lstm only; the mixed_bf16 mode): GEMMs on bf16 operands with float32
+accumulation, h rounded to bf16 at every step, y stored as bf16 (see
+csrc/lstm_layer.hpp).
 Returns (context or None when not training, y (rows, D * N) with direction d in columns
 [d * N, (d + 1) * N), hys, cys or None).
 )doc");
@@ -633,7 +667,8 @@ need_gx is false (the gradient of the layer's input is not wanted).
           "Tensor (numpy.concatenate(arrays, axis=0)), copied on the OpenMP team.");
     m.def("rnn_split_rows", &split_rows, py::arg("tensor"), py::arg("sizes"),
           py::arg("squeeze") = false,
-          "Views (no copy) of consecutive row blocks of a plain tensor, sizes[i] rows each; "
+          "Views (no copy) of consecutive row blocks of a plain (float32 or bfloat16) tensor, "
+          "sizes[i] rows each; "
           "with squeeze (every size 1) without the row axis.");
 }
 

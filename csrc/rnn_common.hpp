@@ -26,6 +26,7 @@ constexpr memory::data_type f32 = memory::data_type::f32;
 // -- buffers ----------------------------------------------------------------------
 
 inline float* fptr(const TensorPtr& t) { return static_cast<float*>(t->data()); }
+inline std::uint16_t* bptr(const TensorPtr& t) { return static_cast<std::uint16_t*>(t->data()); }
 
 inline memory mem_at(const memory::desc& md, float* p) { return memory(md, cpu_engine(), p); }
 

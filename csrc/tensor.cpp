@@ -629,7 +629,7 @@ void reorder_memory(const memory& src, const memory& dst) {
     ReorderCounters& c = reorder_counters();
     c.count.fetch_add(1, std::memory_order_relaxed);
     c.bytes.fetch_add(dst_md.get_size(), std::memory_order_relaxed);
-    execute(r, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
+    execute_any_gil(r, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
 }
 
 }  // namespace cpuframe

@@ -244,7 +244,8 @@ void execute(const dnnl::primitive& primitive, const std::unordered_map<int, mem
 // are computed wherever they are first read).
 void execute_any_gil(const dnnl::primitive& primitive,
                      const std::unordered_map<int, memory>& args);
-// Reorders src into dst (cached reorder primitive), counted in reorder_stats().
+// Reorders src into dst (cached reorder primitive), counted in reorder_stats();
+// from a thread with or without the GIL.
 void reorder_memory(const memory& src, const memory& dst);
 
 struct ReorderCounters {

@@ -28,9 +28,15 @@ vectors); for each call they are stacked in oneDNN's gate order:
 Dropout between layers draws its masks exactly as the NumPy path does (same
 calls to ``numpy.random`` in the same order: layer by layer, a fresh mask per
 direction), so a seeded run sees the same masks on both paths.
+
+In the mixed_bf16 mode an LSTM stack always runs as this node: on oneDNN
+with bf16 GEMMs (``rnn_forward(..., bf16=True)``), else on its NumPy
+reference of the same rounding (``_lstm_bf16.py``), both forward and
+backward. GRU and vanilla RNN layers compute in float32 in the mode.
 """
 import numpy
 
+from cpuframe import _bf16
 from cpuframe.backends import intel64
 from cpuframe.configuration import config, using_config
 from cpuframe.function_node import FunctionNode
@@ -51,7 +57,10 @@ _GATES = {
 
 
 def _view(t):
-    """A plain native Tensor as an ndarray over its buffer (no copy)."""
+    """A plain native Tensor as an ndarray over its buffer (no copy; a
+    bfloat16 one as a float32 copy)."""
+    if t.storage_dtype != 'float32':
+        return intel64.to_numpy(t)
     return t.raw_view()[:t.size].reshape(t.shape)
 
 
@@ -75,6 +84,33 @@ def _stack(kind, w, b):
     else:
         bias = numpy.stack([b[i] + b[h] for i, h in zip(gx, gh)])
     return wl, wi, bias
+
+
+def _stack_numpy(kind, w, b):
+    """``_stack`` in NumPy (the NumPy reference of the mixed_bf16 mode)."""
+    gx, gh = _GATES[kind]
+    wl = numpy.concatenate([w[j] for j in gx], axis=0)
+    wi = numpy.concatenate([w[j] for j in gh], axis=0)
+    bias = numpy.concatenate([b[i] + b[h] for i, h in zip(gx, gh)])
+    return wl, wi, bias
+
+
+def _unstack_numpy(kind, gwl, gwi, gb, n_units):
+    """``_unstack`` of NumPy gradients (views of their rows)."""
+    gx, gh = _GATES[kind]
+    n = len(gx) + len(gh)
+    gws, gbs = [None] * n, [None] * n
+    for g, (i, h) in enumerate(zip(gx, gh)):
+        rows = slice(g * n_units, (g + 1) * n_units)
+        gws[i], gws[h] = gwl[rows], gwi[rows]
+        gbs[i], gbs[h] = gb[rows], gb[rows].copy()
+    return gws, gbs
+
+
+def _dropout_mask(shape, ratio):
+    """As _n_step._dropout draws it: a fresh mask per direction."""
+    scale = numpy.float32(1.0 / (1.0 - ratio))
+    return (numpy.random.rand(*shape) >= ratio).astype(numpy.float32) * scale
 
 
 def _unstack(kind, gwl, gwi, gb, n_units, on_device):
@@ -137,6 +173,9 @@ class NStepRNN(FunctionNode):
         self.training = True
         self.on_device = False
         self.layers = None
+        # mixed_bf16 LSTM: bf16 GEMMs on oneDNN, or the NumPy reference
+        self.mixed = kind == 'lstm' and _bf16.active()
+        self.reference = False  # forward ran on the NumPy reference
 
     @property
     def label(self):
@@ -161,10 +200,45 @@ class NStepRNN(FunctionNode):
         return True
 
     def forward(self, inputs):
-        raise RuntimeError(
-            '{}: the oneDNN node ran without its route; n_step_impl applies '
-            'it only when FunctionNode.choose_intel64 chose it'.format(
-                self.label))
+        if not self.mixed:
+            raise RuntimeError(
+                '{}: the oneDNN node ran without its route; n_step_impl '
+                'applies it only when FunctionNode.choose_intel64 chose it '
+                '(or for an LSTM in the mixed_bf16 mode)'.format(self.label))
+        return self._forward_reference(inputs)
+
+    def _forward_reference(self, inputs):
+        """The mixed_bf16 LSTM stack on its NumPy reference (_lstm_bf16)."""
+        from cpuframe.functions.rnn import _lstm_bf16
+        self.reference = True
+        hx, cx, ws, bs, xs = self._split_inputs(list(inputs))
+        nw, n_dirs = self.n_weights, self.n_dirs
+        x = numpy.concatenate(xs, axis=0) if len(xs) > 1 else xs[0]
+        ratio = self.dropout_ratio
+        dropout = ratio > 0.0 and bool(config.train)
+        hy, cy = numpy.empty_like(hx), numpy.empty_like(cx)
+        layers = []
+        for layer in range(self.n_layers):
+            ys, saved, masks = [], [], []
+            for d in range(n_dirs):
+                idx = layer * n_dirs + d
+                mask = _dropout_mask(x.shape, ratio) \
+                    if layer > 0 and dropout else None
+                wl, wi, bias = _stack_numpy(
+                    self.kind, ws[idx * nw:(idx + 1) * nw],
+                    bs[idx * nw:(idx + 1) * nw])
+                y, hy[idx], cy[idx], keep = _lstm_bf16.layer_forward(
+                    x if mask is None else x * mask, hx[idx], cx[idx], wl,
+                    wi, bias, self.batches, reverse=d == 1)
+                ys.append(y)
+                saved.append(keep)
+                masks.append(mask)
+            layers.append((saved, masks))
+            x = ys[0] if n_dirs == 1 else numpy.concatenate(ys, axis=1)
+        self.layers = layers if self.training else None
+        points = numpy.cumsum(self.batches[:-1])
+        ys = numpy.split(x, points, axis=0) if len(points) else [x]
+        return tuple([hy, cy] + list(ys))
 
     def _split_inputs(self, arrays):
         n_sets = self.n_layers * self.n_dirs
@@ -192,16 +266,17 @@ class NStepRNN(FunctionNode):
         hy = numpy.empty(hx.shape, numpy.float32)
         cy = numpy.empty(hx.shape, numpy.float32) if self.has_cell else None
         layers = []
+        y = None  # the previous layer's output (a native Tensor)
         for layer in range(self.n_layers):
             x_ins, masks, stacked = [], [], []
+            if y is not None:
+                # bf16 (mixed_bf16) goes to the next layer as it is
+                x = _view(y) if dropout or not self.mixed else y
             for d in range(n_dirs):
                 idx = layer * n_dirs + d
                 x_in, mask = x, None
                 if layer > 0 and dropout:
-                    # as _n_step._dropout: a fresh mask per direction
-                    scale = numpy.float32(1.0 / (1.0 - ratio))
-                    mask = (numpy.random.rand(*x.shape) >= ratio).astype(
-                        numpy.float32) * scale
+                    mask = _dropout_mask(x.shape, ratio)
                     x_in = x * mask
                 x_ins.append(x_in)
                 masks.append(mask)
@@ -213,18 +288,18 @@ class NStepRNN(FunctionNode):
                 [hx[i] for i in sets],
                 None if cx is None else [cx[i] for i in sets],
                 [w[0] for w in stacked], [w[1] for w in stacked],
-                [w[2] for w in stacked])
+                [w[2] for w in stacked], bf16=self.mixed)
             for d, i in enumerate(sets):
                 hy[i] = _view(hs[d])
                 if cy is not None:
                     cy[i] = _view(cs[d])
             layers.append((contexts, masks))
-            x = _view(y)
         self.layers = layers if self.training else None
         if self.on_device:
             # the steps' rows of the last layer's output, viewed
             ys = dnnl.rnn_split_rows(y, self.batches)
         else:
+            x = _view(y)
             points = numpy.cumsum(self.batches[:-1])
             ys = numpy.split(x, points, axis=0) if len(points) else [x]
         outputs = [hy] + ([cy] if cy is not None else []) + list(ys)
@@ -250,6 +325,11 @@ class NStepRNN(FunctionNode):
     def _reference_backward(self, indexes, grad_outputs):
         from cpuframe.function_node import grad
         from cpuframe.functions.rnn._n_step import reference_stack
+        if self.mixed:
+            raise NotImplementedError(
+                '{}: double backprop of an LSTM in the mixed_bf16 mode is not '
+                'supported (its bf16 gradients are computed once; use '
+                'float32 for higher-order gradients)'.format(self.label))
         if self.dropout_ratio > 0 and self.training:
             raise NotImplementedError(
                 '{}: double backprop through the oneDNN route with dropout '
@@ -299,11 +379,57 @@ class NStepRNNGrad(FunctionNode):
         return True
 
     def forward(self, inputs):
+        if self.fwd.reference:
+            return self._forward_reference(inputs)
         # The forward took the oneDNN route; its backward runs on oneDNN
         # whatever use_ideep says now (the workspace is oneDNN's).
         return self.forward_intel64(inputs)
 
     def forward_intel64(self, inputs):
+        if self.fwd.reference:
+            return self._forward_reference(inputs)
+        return self._forward_native(inputs)
+
+    def _forward_reference(self, inputs):
+        """The gradients of the mixed_bf16 LSTM's NumPy reference."""
+        from cpuframe.functions.rnn import _lstm_bf16
+        fwd = self.fwd
+        if fwd.layers is None:
+            raise RuntimeError(
+                '{}: the forward computation kept nothing for backward (it ran '
+                'without a graph)'.format(fwd.label))
+        inputs = [intel64.to_numpy(a) for a in inputs]
+        n_dirs, nw = fwd.n_dirs, fwd.n_weights
+        ghy, gcy, gys = inputs[0], inputs[1], inputs[2:]
+        n_units = ghy.shape[2]
+        gy = numpy.concatenate(gys, axis=0) if len(gys) > 1 else gys[0]
+        n_sets = fwd.n_layers * n_dirs
+        gws, gbs = [None] * (n_sets * nw), [None] * (n_sets * nw)
+        ghx, gcx = numpy.empty_like(ghy), numpy.empty_like(gcy)
+        for layer in range(fwd.n_layers - 1, -1, -1):
+            saved, masks = fwd.layers[layer]
+            gx = None
+            for d in range(n_dirs):
+                idx = layer * n_dirs + d
+                gx_d, ghx[idx], gcx[idx], gwl, gwi, gb = \
+                    _lstm_bf16.layer_backward(
+                        saved[d], gy[:, d * n_units:(d + 1) * n_units],
+                        ghy[idx], gcy[idx], fwd.batches, reverse=d == 1)
+                if masks[d] is not None:
+                    gx_d *= masks[d]
+                gx = gx_d if gx is None else gx + gx_d
+                w_grads, b_grads = _unstack_numpy(fwd.kind, gwl, gwi, gb,
+                                                  n_units)
+                gws[idx * nw:(idx + 1) * nw] = w_grads
+                gbs[idx * nw:(idx + 1) * nw] = b_grads
+            gy = gx
+        gxs = []
+        if self.need_gx:
+            points = numpy.cumsum(fwd.batches[:-1])
+            gxs = numpy.split(gy, points, axis=0) if len(points) else [gy]
+        return tuple([ghx, gcx] + gws + gbs + gxs)
+
+    def _forward_native(self, inputs):
         fwd = self.fwd
         if fwd.layers is None:
             raise RuntimeError(
@@ -385,7 +511,8 @@ def apply_route(name, cell, n_layers, dropout_ratio, hx, cx, ws, bs, xs,
     input_vars = [as_variable(v) for v in inputs]
     node = NStepRNN(name, cell.kind, n_layers, n_dirs, dropout_ratio, batches,
                     cell.has_cell, cell.n_weights)
-    if not node.choose_intel64(tuple(v.array for v in input_vars)):
+    if not node.choose_intel64(tuple(v.array for v in input_vars)) and \
+            not node.mixed:
         return None
     node.training = bool(config.enable_backprop) and any(
         v.requires_grad for v in input_vars)

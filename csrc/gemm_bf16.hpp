@@ -1,0 +1,78 @@
+// Row-major GEMMs with bfloat16 operands and float32 accumulation and result,
+// on oneDNN's matmul primitive: the mixed_bf16 routes of the LSTM layer and of
+// L.LSTM's fused step (float32 GEMMs are sgemm, gemm.hpp).
+//
+// C (M x N, float32) = A' B' + beta C with A' = A or A^T as ta is 'N' or 'T'
+// (likewise B'), beta 0 or 1 (a sum post-op). The right operand of a GEMM run
+// many times with different M (a recurrence's steps: every step multiplies the
+// same weights) is packed once into the blocked layout the primitive wants
+// (PackedB); an unpacked one is repacked by oneDNN on every call.
+//
+// Conversions to bf16 round as the CPU's VCVTNEPS2BF16 and oneDNN's reorders
+// do: to nearest even, NaN stays NaN (quiet), float32 subnormals become zero
+// of their sign. Everything here runs with or without the GIL (execute_here):
+// a recurrence's streams call it from worker threads.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "tensor.hpp"
+
+namespace cpuframe {
+
+using bf16_t = std::uint16_t;
+
+inline bf16_t to_bf16(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    if ((u & 0x7f800000u) == 0) return static_cast<bf16_t>((u >> 16) & 0x8000u);  // 0, subnormal
+    if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<bf16_t>((u >> 16) | 0x40u);  // NaN
+    return static_cast<bf16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+inline float from_bf16(bf16_t b) {
+    const std::uint32_t u = static_cast<std::uint32_t>(b) << 16;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+// rows x n floats (src row stride lds) to bf16 (dst row stride ldd).
+void to_bf16_rows(const float* src, std::int64_t lds, bf16_t* dst, std::int64_t ldd,
+                  std::int64_t rows, std::int64_t n);
+// The same, and src rounded in place to the bf16 values written.
+void round_to_bf16_rows(float* src, std::int64_t lds, bf16_t* dst, std::int64_t ldd,
+                        std::int64_t rows, std::int64_t n);
+
+// op(X) (rows x cols) of a row-major buffer with leading dimension ld.
+memory::desc gemm_md(char trans, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                     memory::data_type dt);
+
+// A right operand B (K x N) in the bf16 layout the matmul wants; t holds it.
+struct PackedB {
+    std::int64_t K = 0, N = 0;
+    memory::desc md;
+    TensorPtr t;
+};
+
+// op(B) (K x N) of a row-major float32 or bf16 buffer (tb, ldb), packed for
+// GEMMs of about m_hint rows (one conversion and reorder).
+PackedB pack_b(char tb, std::int64_t K, std::int64_t N, const void* B, std::int64_t ldb,
+               memory::data_type src_dt, std::int64_t m_hint);
+// W^T (W: a weight Tensor, N x K row-major) packed: through W's kept bf16
+// copy (Tensor::converted_for), so a weight not written since its last
+// call is not converted again.
+PackedB pack_weight_t(const TensorPtr& W, std::int64_t m_hint);
+
+// C = A' B + beta C with B packed.
+void gemm_bf16(char ta, std::int64_t M, const bf16_t* A, std::int64_t lda, const PackedB& B,
+               float beta, float* C, std::int64_t ldc);
+// C = A' B' + beta C with B' from a bf16 buffer.
+void gemm_bf16(char ta, char tb, std::int64_t M, std::int64_t N, std::int64_t K, const bf16_t* A,
+               std::int64_t lda, const bf16_t* B, std::int64_t ldb, float beta, float* C,
+               std::int64_t ldc);
+
+}  // namespace cpuframe
