@@ -13,7 +13,7 @@ import numpy
 
 from cpuframe import _bf16, _hook_registry, backend, function_hook
 from cpuframe.backends import intel64
-from cpuframe.configuration import config
+from cpuframe.configuration import config, mixed_bf16, using_config
 from cpuframe.utils import type_check
 from cpuframe.variable import Variable, _backprop, _check_nan, as_variable
 
@@ -54,6 +54,9 @@ class FunctionNode:
     bf16_weights = ()
     bf16_outputs = ()
     _bf16_forward = False  # whether the last forward ran in the mode
+    # config.dtype when forward ran: the backward runs in the same mode
+    # where either is mixed_bf16 (see _call_backward)
+    _forward_dtype = None
     _donated_grad_outputs = None
     _donated_grad_inputs = None
 
@@ -211,6 +214,7 @@ class FunctionNode:
         out; on mdarray inputs its outputs stay mdarrays.
         """
         on_device = self.intel64_on_device(in_data)
+        self._forward_dtype = config.dtype
         mixed = bool(self.bf16_inputs or self.bf16_weights or
                      self.bf16_outputs) and _bf16.active()
         self._bf16_forward = mixed
@@ -393,6 +397,20 @@ class FunctionNode:
             FunctionNode.backward_accumulate
 
     def _call_backward(self, targets, grad_outputs, grad_inputs=None):
+        fdt = self._forward_dtype
+        if fdt is not None and fdt is not config.dtype and (
+                fdt is mixed_bf16 or config.dtype is mixed_bf16):
+            # A backward computes in the mixed_bf16 mode exactly when its
+            # forward did: a graph built in a using_config('dtype', ...)
+            # scope backpropagates the same way outside it, and a float32
+            # scope inside the mode (the float32 RNN layers' NumPy path)
+            # stays float32 backward too.
+            with using_config('dtype', fdt):
+                return self._call_backward_now(targets, grad_outputs,
+                                               grad_inputs)
+        return self._call_backward_now(targets, grad_outputs, grad_inputs)
+
+    def _call_backward_now(self, targets, grad_outputs, grad_inputs):
         if grad_inputs is None:
             gxs = self.backward(targets, grad_outputs)
         else:

@@ -581,3 +581,198 @@ def test_range_check_of_bf16_values_matches_float32():
                           (-1e30, 1e30)):
             assert native.all_within(b, low, high) == native.all_within(
                 numpy.asarray(b), low, high), (vals, low, high)
+
+
+# -- LSTM layers (n_step_lstm, NStepLSTM, NStepBiLSTM) -----------------------
+#
+# Both routes compute the same thing (_lstm_bf16.py): GEMMs on bf16
+# operands with float32 accumulation, gates and cell state float32, h
+# rounded to bf16 at each step; backward the gates' gradients rounded for
+# the GEMMs. They differ by float32 summation order, which may move an h
+# across a bf16 rounding boundary; the recurrence carries such a unit on.
+
+def _lstm_data(bi, n_layers=2, in_size=10, units=8, lens=(6, 5, 5, 3, 1),
+               seed=0, batch=None):
+    rng = numpy.random.RandomState(seed)
+    D = 2 if bi else 1
+    B = batch or len(lens)
+    xs = [rng.standard_normal((n, in_size)).astype(numpy.float32)
+          for n in lens]
+    hx = rng.standard_normal((n_layers * D, B, units)).astype(numpy.float32)
+    cx = rng.standard_normal((n_layers * D, B, units)).astype(numpy.float32)
+    ws, bs = [], []
+    for i in range(n_layers * D):
+        isz = in_size if i < D else units * D
+        ws.append([(rng.standard_normal(
+            (units, isz if j < 4 else units)) * 0.4).astype(numpy.float32)
+            for j in range(8)])
+        bs.append([(rng.standard_normal(units) * 0.3).astype(numpy.float32)
+                   for _ in range(8)])
+    return xs, hx, cx, ws, bs
+
+
+def _lstm_run(route, data, bi, dropout=0.0, dtype=cpuframe.mixed_bf16,
+              on_device=False):
+    """n_step_(bi)lstm forward and backward: outputs, gradients (float32
+    NumPy) and the storage of ys[0]."""
+    xs, hx, cx, ws, bs = data
+    n_layers = len(ws) // (2 if bi else 1)
+    put = intel64.from_numpy if on_device else numpy.copy
+    numpy.random.seed(5)  # the dropout masks
+    with cpuframe.using_config('dtype', dtype), \
+            cpuframe.using_config('use_ideep', route):
+        xv = [cpuframe.Variable(put(x.array))
+              for x in F.transpose_sequence(xs)]
+        hv, cv = cpuframe.Variable(put(hx)), cpuframe.Variable(put(cx))
+        wv = [[cpuframe.Variable(put(w)) for w in l] for l in ws]
+        bv = [[cpuframe.Variable(put(b)) for b in l] for l in bs]
+        f = F.n_step_bilstm if bi else F.n_step_lstm
+        hy, cy, ys = f(n_layers, dropout, hv, cv, wv, bv, xv)
+        storage = getattr(ys[0].array, 'storage_dtype', 'numpy')
+        loss = F.sum(hy * hy) + F.sum(cy) + sum(
+            F.sum(y * y * 0.5 + y) for y in ys)
+        loss.backward()
+    outs = [hy.array, cy.array] + [y.array for y in ys]
+    grads = [hv.grad, cv.grad] + [v.grad for v in xv] + \
+        [w.grad for l in wv for w in l] + [b.grad for l in bv for b in l]
+    return ([numpy.asarray(o) for o in outs],
+            [numpy.asarray(g) for g in grads], storage)
+
+
+LSTM_OPTIONS = [(False, 0.0, False), (True, 0.0, False), (False, 0.3, False),
+                (True, 0.3, True), (False, 0.0, True)]
+
+
+@needs_bf16
+@pytest.mark.parametrize('bi,dropout,on_device', LSTM_OPTIONS)
+def test_lstm_layers_match_reference(bi, dropout, on_device):
+    data = _lstm_data(bi)
+    oa, ga, storage = _lstm_run('always', data, bi, dropout,
+                                on_device=on_device)
+    on, gn, _ = _lstm_run('never', data, bi, dropout)
+    # the layer's output stays bf16 on the device (the next op reads it)
+    assert storage == ('bfloat16' if on_device else 'numpy')
+    for i, (a, b) in enumerate(zip(oa, on)):
+        _close(a, b, 2, 'output {}'.format(i))
+    for i, (a, b) in enumerate(zip(ga, gn)):
+        _close(a, b, 4, 'gradient {}'.format(i))
+
+
+@needs_bf16
+def test_lstm_layers_at_benchmark_size_match_reference():
+    # several steps' GEMMs on AMX-sized operands, batch parts on 2 threads
+    data = _lstm_data(False, n_layers=1, in_size=96, units=64,
+                      lens=[12] * 40 + [7] * 30, seed=3)
+    oa, ga, _ = _lstm_run('always', data, False)
+    on, gn, _ = _lstm_run('never', data, False)
+    for i, (a, b) in enumerate(zip(oa, on)):
+        _close(a, b, 4, 'output {}'.format(i))
+    for i, (a, b) in enumerate(zip(ga, gn)):
+        _close(a, b, 8, 'gradient {}'.format(i))
+
+
+def test_lstm_reference_rounds_h_and_keeps_the_cell_float32():
+    data = _lstm_data(False)
+    o_bf, g_bf, _ = _lstm_run('never', data, False)
+    o32, g32, _ = _lstm_run('never', data, False, dtype=numpy.float32)
+    hy, cy, ys = o_bf[0], o_bf[1], o_bf[2:]
+    # every h that a step computed is a bf16 value; c is not rounded
+    for y in ys:
+        numpy.testing.assert_array_equal(y, ref_round(y))
+    assert (cy != ref_round(cy)).any()
+    # and the mode differs from float32 by about bf16's precision
+    err = max(numpy.abs(a - b).max() / numpy.abs(b).max()
+              for a, b in zip(o_bf, o32))
+    assert 2.0 ** -12 < err < 2.0 ** -4
+    gerr = max(numpy.abs(a - b).max() / numpy.abs(b).max()
+               for a, b in zip(g_bf, g32))
+    assert 2.0 ** -12 < gerr < 2.0 ** -3
+
+
+@pytest.mark.parametrize('bi', [False, True])
+def test_lstm_reference_without_rounding_is_the_float32_stack(
+        bi, monkeypatch):
+    # The reference's hand-written backward, checked against autograd of
+    # the composite float32 stack (itself gradient-checked numerically):
+    # with rounding off the two compute the same function.
+    data = _lstm_data(bi)
+    monkeypatch.setattr(_bf16, 'round_array', lambda x: x)
+    o_ref, g_ref, _ = _lstm_run('never', data, bi, dropout=0.25)
+    o32, g32, _ = _lstm_run('never', data, bi, dropout=0.25,
+                            dtype=numpy.float32)
+    for a, b in zip(o_ref, o32):
+        numpy.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    for a, b in zip(g_ref, g32):
+        numpy.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@needs_bf16
+@pytest.mark.parametrize('values', ['nan', 'inf', 'huge'])
+def test_lstm_special_values_match(values):
+    xs, hx, cx, ws, bs = _lstm_data(False)
+    xs[1][2, 3] = {'nan': numpy.nan, 'inf': numpy.inf,
+                   'huge': 3.0e38}[values]
+    data = (xs, hx, cx, ws, bs)
+    oa, _, _ = _lstm_run('always', data, False)
+    on, _, _ = _lstm_run('never', data, False)
+    for i, (a, b) in enumerate(zip(oa, on)):
+        _close(a, b, 2, 'output {} with {}'.format(i, values))
+
+
+def test_lstm_double_backprop_in_the_mode_says_why():
+    xs, hx, cx, ws, bs = _lstm_data(False, n_layers=1)
+    with cpuframe.using_config('dtype', cpuframe.mixed_bf16):
+        hv = cpuframe.Variable(hx)
+        hy, _, _ = F.n_step_lstm(1, 0.0, hv, cpuframe.Variable(cx), ws, bs,
+                                 F.transpose_sequence(xs))
+        with pytest.raises(NotImplementedError, match='mixed_bf16'):
+            cpuframe.grad([F.sum(hy * hy)], [hv], enable_double_backprop=True)
+        # a first-order gradient works
+        g, = cpuframe.grad([F.sum(hy * hy)], [hv])
+        assert numpy.isfinite(g.array).all()
+
+
+@needs_native
+def test_gru_computes_float32_in_the_mode():
+    # No bf16 GRU route yet: both routes compute it in float32.
+    rng = numpy.random.RandomState(0)
+    xs = [rng.standard_normal((n, 6)).astype(numpy.float32)
+          for n in (4, 3, 1)]
+    gru = L.NStepGRU(1, 6, 5, 0.0)
+    outs = {}
+    for route in ('always', 'never'):
+        with cpuframe.using_config('dtype', cpuframe.mixed_bf16), \
+                cpuframe.using_config('use_ideep', route):
+            hy, ys = gru(None, xs)
+        outs[route] = [numpy.asarray(hy.array)] + [
+            numpy.asarray(y.array) for y in ys]
+    with cpuframe.using_config('use_ideep', 'never'):
+        hy, ys = gru(None, xs)
+    f32 = [hy.array] + [y.array for y in ys]
+    for a, b, c in zip(outs['always'], outs['never'], f32):
+        numpy.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-6)
+        numpy.testing.assert_allclose(b, c, rtol=1e-5, atol=1e-6)
+
+
+def test_backward_runs_in_the_mode_of_its_forward():
+    x, W = _rand((4, 6)), _rand((5, 6), 1)
+    gy = _rand((4, 5), 2)
+
+    def grads(forward_dtype, backward_dtype):
+        xv, Wv = cpuframe.Variable(x.copy()), cpuframe.Variable(W.copy())
+        with cpuframe.using_config('use_ideep', 'never'):
+            with cpuframe.using_config('dtype', forward_dtype):
+                y = F.linear(xv, Wv)
+            y.grad = gy
+            with cpuframe.using_config('dtype', backward_dtype):
+                y.backward()
+        return xv.grad, Wv.grad
+
+    mixed = grads(cpuframe.mixed_bf16, cpuframe.mixed_bf16)
+    f32 = grads(numpy.float32, numpy.float32)
+    assert numpy.abs(mixed[0] - f32[0]).max() > 0  # gx is rounded
+    # backward follows the forward's dtype, not the one around backward
+    numpy.testing.assert_array_equal(
+        grads(cpuframe.mixed_bf16, numpy.float32)[0], mixed[0])
+    numpy.testing.assert_array_equal(
+        grads(numpy.float32, cpuframe.mixed_bf16)[0], f32[0])

@@ -10,8 +10,8 @@ keep their last state, which ends up in ``hy`` (and ``cy``).
 """
 import numpy
 
-from cpuframe import backend
-from cpuframe.configuration import config
+from cpuframe import _bf16, backend
+from cpuframe.configuration import config, using_config
 from cpuframe.functions.array.concat import concat
 from cpuframe.functions.array.separate import separate
 from cpuframe.functions.array.split_axis import split_axis
@@ -260,6 +260,12 @@ def n_step_impl(name, cell, n_layers, dropout_ratio, hx, cx, ws, bs, xs,
                                   xs, n_dirs, batches)
     if routed is not None:
         return routed
+    if _bf16.requested():
+        # GRU and vanilla RNN layers have no bf16 route: float32 in the
+        # mixed_bf16 mode on both paths (an LSTM ran as the node above).
+        with using_config('dtype', numpy.float32):
+            return reference_stack(cell, n_layers, ratio, hx, cx, ws, bs, xs,
+                                   n_dirs, batches)
     return reference_stack(cell, n_layers, ratio, hx, cx, ws, bs, xs, n_dirs,
                            batches)
 
