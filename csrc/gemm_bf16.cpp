@@ -93,14 +93,14 @@ PackedB pack_b(char tb, i64 K, i64 N, const void* B, i64 ldb, memory::data_type 
     return p;
 }
 
-PackedB pack_weight_t(const TensorPtr& W, i64 m_hint) {
-    const i64 N = W->shape()[0], K = W->shape()[1];
+PackedB pack_weight(const TensorPtr& W, bool transpose, i64 m_hint, int slot) {
+    const i64 rows = W->shape()[0], cols = W->shape()[1];
     PackedB p;
-    p.K = K;
-    p.N = N;
-    p.md = packed_md(K, N, m_hint);
-    // the same bytes seen with W's dims (N x K): W's copy in that layout
-    p.t = W->converted_for(p.md.permute_axes({1, 0}));
+    p.K = transpose ? cols : rows;
+    p.N = transpose ? rows : cols;
+    p.md = packed_md(p.K, p.N, m_hint);
+    // transposed: the same bytes seen with W's dims (rows x cols)
+    p.t = W->converted_for(transpose ? p.md.permute_axes({1, 0}) : p.md, slot);
     return p;
 }
 

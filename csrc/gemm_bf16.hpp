@@ -62,10 +62,11 @@ struct PackedB {
 // GEMMs of about m_hint rows (one conversion and reorder).
 PackedB pack_b(char tb, std::int64_t K, std::int64_t N, const void* B, std::int64_t ldb,
                memory::data_type src_dt, std::int64_t m_hint);
-// W^T (W: a weight Tensor, N x K row-major) packed: through W's kept bf16
-// copy (Tensor::converted_for), so a weight not written since its last
-// call is not converted again.
-PackedB pack_weight_t(const TensorPtr& W, std::int64_t m_hint);
+// A weight Tensor W (rows x cols) packed as the right operand: W^T (K =
+// cols, N = rows) with transpose, else W itself (K = rows, N = cols).
+// Through W's kept bf16 copy in `slot` (Tensor::converted_for), so a weight
+// not written since its last call is not converted again.
+PackedB pack_weight(const TensorPtr& W, bool transpose, std::int64_t m_hint, int slot);
 
 // C = A' B + beta C with B packed.
 void gemm_bf16(char ta, std::int64_t M, const bf16_t* A, std::int64_t lda, const PackedB& B,

@@ -11,6 +11,7 @@
 #include "array_utils.hpp"
 #include "engine.hpp"
 #include "gemm.hpp"
+#include "gemm_bf16.hpp"
 #include "ops.hpp"
 #include "primitive_cache.hpp"
 #include "rnn_common.hpp"
@@ -215,6 +216,16 @@ py::tuple lstm_cell_backward(const py::object& c_obj, const py::object& x_obj,
 // gates = x W_up^T + b + h W_lat^T (two GEMMs accumulating into one gate
 // buffer: the weights stay where they are, no stacked copy), then the cell.
 // The backward runs the cell backward and four GEMMs plus the bias sum.
+//
+// bf16 (mixed_bf16): exactly what the unfused step computes in the mode
+// (upward and lateral Linear, each rounding its inputs and output, then
+// F.lstm in float32): x, h and the weights read as bf16 with float32
+// accumulation, x W_up^T + b and h W_lat^T each rounded to bf16 and added
+// in float32, the cell, c and h float32. Backward the gates' gradient is
+// rounded for the GEMMs, the gradients of x and h rounded (Linear's input
+// gradient), the weight and bias gradients float32. The weights' bf16
+// copies are kept until written (slot 0: W^T packed for the forward, slot
+// 1: W packed for the input gradients).
 
 // (sgemm: csrc/gemm.hpp)
 
@@ -254,14 +265,31 @@ int step_threads(const StepShapes& s) {
     return s.Bx * (s.I + s.N) * 4 * s.N < small_step_macs ? 1 : max_threads();
 }
 
+// obj (rows x cols) as a plain bf16 Tensor (rounded when float32).
+TensorPtr plain_bf16(const char* fn, const char* arg, const py::object& obj) {
+    TensorPtr t = as_tensor_any(fn, arg, obj);
+    return in_layout(t, plain_desc(to_dims(t->shape()), memory::data_type::bf16));
+}
+
+void round_in_place(float* p, i64 n) {
+    for (i64 k = 0; k < n; ++k) p[k] = from_bf16(to_bf16(p[k]));
+}
+
 py::tuple lstm_step_forward(const py::object& c_obj, const py::object& x_obj,
                             const py::object& w_up_obj, const py::object& b_up_obj,
-                            const py::object& h_obj, const py::object& w_lat_obj) {
+                            const py::object& h_obj, const py::object& w_lat_obj, bool bf16) {
     constexpr const char* fn = "lstm_step_forward";
-    TensorPtr c = optional_plain(fn, "c_prev", c_obj), x = optional_plain(fn, "x", x_obj);
-    TensorPtr w_up = optional_plain(fn, "W_up", w_up_obj);
+    TensorPtr c = optional_plain(fn, "c_prev", c_obj);
+    TensorPtr x = bf16 ? plain_bf16(fn, "x", x_obj) : optional_plain(fn, "x", x_obj);
+    // bf16: the weights as they are (their kept bf16 copies)
+    TensorPtr w_up = bf16 ? as_tensor(fn, "W_up", w_up_obj) : optional_plain(fn, "W_up", w_up_obj);
     TensorPtr b_up = optional_plain(fn, "b_up", b_up_obj);
-    TensorPtr h = optional_plain(fn, "h", h_obj), w_lat = optional_plain(fn, "W_lat", w_lat_obj);
+    TensorPtr h = h_obj.is_none() ? nullptr
+                  : bf16         ? plain_bf16(fn, "h", h_obj)
+                                 : optional_plain(fn, "h", h_obj);
+    TensorPtr w_lat = w_lat_obj.is_none() ? nullptr
+                      : bf16 ? as_tensor(fn, "W_lat", w_lat_obj)
+                             : optional_plain(fn, "W_lat", w_lat_obj);
     if (!c || !x || !w_up || (h && !w_lat)) {
         throw py::value_error(std::string(fn) + ": expected c_prev, x, W_up (and W_lat with h)");
     }
@@ -279,8 +307,19 @@ py::tuple lstm_step_forward(const py::object& c_obj, const py::object& x_obj,
             for (i64 r = 0; r < s.Bx; ++r) std::memcpy(g + r * G, fptr(b_up), G * sizeof(float));
             beta = 1.0f;
         }
-        sgemm('N', 'T', s.Bx, G, s.I, fptr(x), s.I, fptr(w_up), s.I, beta, g, G);
-        if (h) sgemm('N', 'T', s.Bx, G, s.N, fptr(h), s.N, fptr(w_lat), s.N, 1.0f, g, G);
+        if (bf16) {
+            gemm_bf16('N', s.Bx, bptr(x), s.I, pack_weight(w_up, true, s.Bx, 0), beta, g, G);
+            round_in_place(g, s.Bx * G);
+            if (h) {
+                std::vector<float> lat(static_cast<std::size_t>(s.Bx * G));
+                gemm_bf16('N', s.Bx, bptr(h), s.N, pack_weight(w_lat, true, s.Bx, 0), 0.0f,
+                          lat.data(), G);
+                for (i64 k = 0; k < s.Bx * G; ++k) g[k] += from_bf16(to_bf16(lat[k]));
+            }
+        } else {
+            sgemm('N', 'T', s.Bx, G, s.I, fptr(x), s.I, fptr(w_up), s.I, beta, g, G);
+            if (h) sgemm('N', 'T', s.Bx, G, s.N, fptr(h), s.N, fptr(w_lat), s.N, 1.0f, g, G);
+        }
         const CellShapes cs{s.B, s.Bx, s.N, 1};
         cell_forward(cs, g, fptr(c), fptr(c_new), fptr(h_new));
     });
@@ -292,11 +331,17 @@ py::tuple lstm_step_backward(const py::object& c_obj, const py::object& x_obj,
                              const py::object& w_lat_obj, const py::object& gates_obj,
                              const py::object& gc_obj, const py::object& gh_obj,
                              const py::object& gw_up_acc_obj, const py::object& gb_acc_obj,
-                             const py::object& gw_lat_acc_obj) {
+                             const py::object& gw_lat_acc_obj, bool bf16) {
     constexpr const char* fn = "lstm_step_backward";
-    TensorPtr c = optional_plain(fn, "c_prev", c_obj), x = optional_plain(fn, "x", x_obj);
-    TensorPtr w_up = optional_plain(fn, "W_up", w_up_obj);
-    TensorPtr h = optional_plain(fn, "h", h_obj), w_lat = optional_plain(fn, "W_lat", w_lat_obj);
+    TensorPtr c = optional_plain(fn, "c_prev", c_obj);
+    TensorPtr x = bf16 ? plain_bf16(fn, "x", x_obj) : optional_plain(fn, "x", x_obj);
+    TensorPtr w_up = bf16 ? as_tensor(fn, "W_up", w_up_obj) : optional_plain(fn, "W_up", w_up_obj);
+    TensorPtr h = h_obj.is_none() ? nullptr
+                  : bf16         ? plain_bf16(fn, "h", h_obj)
+                                 : optional_plain(fn, "h", h_obj);
+    TensorPtr w_lat = w_lat_obj.is_none() ? nullptr
+                      : bf16 ? as_tensor(fn, "W_lat", w_lat_obj)
+                             : optional_plain(fn, "W_lat", w_lat_obj);
     if (!c || !x || !w_up || (h && !w_lat)) {
         throw py::value_error(std::string(fn) + ": expected c_prev, x, W_up (and W_lat with h)");
     }
@@ -325,11 +370,28 @@ py::tuple lstm_step_backward(const py::object& c_obj, const py::object& x_obj,
         const CellShapes cs{s.B, s.Bx, s.N, 1};
         float* gg = fptr(ggates);
         cell_backward(cs, fptr(gates), fptr(c), fptr(gc), fptr(gh), fptr(gcp), gg);
-        sgemm('N', 'N', s.Bx, s.I, G, gg, G, fptr(w_up), s.I, 0.0f, fptr(gx), s.I);
-        sgemm('T', 'N', G, s.I, s.Bx, gg, G, fptr(x), s.I, up_beta, fptr(gw_up), s.I);
-        if (h) {
-            sgemm('N', 'N', s.Bx, s.N, G, gg, G, fptr(w_lat), s.N, 0.0f, fptr(gh_prev), s.N);
-            sgemm('T', 'N', G, s.N, s.Bx, gg, G, fptr(h), s.N, lat_beta, fptr(gw_lat), s.N);
+        if (bf16) {
+            std::vector<bf16_t> ggb(static_cast<std::size_t>(s.Bx * G));
+            to_bf16_rows(gg, G, ggb.data(), G, s.Bx, G);
+            gemm_bf16('N', s.Bx, ggb.data(), G, pack_weight(w_up, false, s.Bx, 1), 0.0f,
+                      fptr(gx), s.I);
+            round_in_place(fptr(gx), s.Bx * s.I);
+            gemm_bf16('T', 'N', G, s.I, s.Bx, ggb.data(), G, bptr(x), s.I, up_beta,
+                      fptr(gw_up), s.I);
+            if (h) {
+                gemm_bf16('N', s.Bx, ggb.data(), G, pack_weight(w_lat, false, s.Bx, 1), 0.0f,
+                          fptr(gh_prev), s.N);
+                round_in_place(fptr(gh_prev), s.Bx * s.N);
+                gemm_bf16('T', 'N', G, s.N, s.Bx, ggb.data(), G, bptr(h), s.N, lat_beta,
+                          fptr(gw_lat), s.N);
+            }
+        } else {
+            sgemm('N', 'N', s.Bx, s.I, G, gg, G, fptr(w_up), s.I, 0.0f, fptr(gx), s.I);
+            sgemm('T', 'N', G, s.I, s.Bx, gg, G, fptr(x), s.I, up_beta, fptr(gw_up), s.I);
+            if (h) {
+                sgemm('N', 'N', s.Bx, s.N, G, gg, G, fptr(w_lat), s.N, 0.0f, fptr(gh_prev), s.N);
+                sgemm('T', 'N', G, s.N, s.Bx, gg, G, fptr(h), s.N, lat_beta, fptr(gw_lat), s.N);
+            }
         }
         if (gb) {
             float* b = fptr(gb);
@@ -354,18 +416,23 @@ pre-activations x (B' <= B, 4N, ...); rows of c beyond B' keep c_prev.
           "Gradients (gc_prev, gx) of lstm_cell_forward given gc (like c_prev) and gh.");
     m.def("lstm_step_forward", &lstm_step_forward, py::arg("c_prev"), py::arg("x"),
           py::arg("W_up"), py::arg("b_up"), py::arg("h"), py::arg("W_lat"),
+          py::arg("bf16") = false,
           R"doc(L.LSTM's step fused: gates = x W_up^T + b_up + h W_lat^T (h, W_lat and
 b_up may be None), then F.lstm's cell on c_prev (B, N) (x and h have B' <= B
-rows). Returns (c, h_new, gates); keep gates for lstm_step_backward.
+rows). Returns (c, h_new, gates); keep gates for lstm_step_backward. bf16:
+the mixed_bf16 mode's unfused step exactly (bf16 GEMMs, each Linear's output
+rounded; the cell float32).
 )doc");
     m.def("lstm_step_backward", &lstm_step_backward, py::arg("c_prev"), py::arg("x"),
           py::arg("W_up"), py::arg("with_bias"), py::arg("h"), py::arg("W_lat"),
           py::arg("gates"), py::arg("gc"), py::arg("gh"), py::arg("gW_up_acc") = py::none(),
           py::arg("gb_acc") = py::none(), py::arg("gW_lat_acc") = py::none(),
+          py::arg("bf16") = false,
           "Gradients (gc_prev, gx, gW_up, gb_up or None, gh or None, gW_lat or None) of "
           "lstm_step_forward given gc (like c_prev) and gh (like h_new). A weight "
           "gradient's accumulator (a plain Tensor or writeable float32 array of its shape) "
-          "gets the gradient added in place and is returned in its place.");
+          "gets the gradient added in place and is returned in its place. bf16: as for "
+          "lstm_step_forward (the gradients of x and h rounded to bf16 values).");
 }
 
 }  // namespace cpuframe

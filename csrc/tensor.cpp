@@ -169,23 +169,27 @@ void Tensor::reorder_inplace(const memory::desc& md) {
     allocated_ = true;
 }
 
-TensorPtr Tensor::converted_for(const memory::desc& md) {
+TensorPtr Tensor::converted_for(const memory::desc& md, int slot) {
+    if (slot < 0 || slot >= kConvertedSlots) {
+        throw std::logic_error("cpuframe internal error: converted_for slot out of range");
+    }
     if (!owns_buffer_exclusively()) return reordered(md);
     NoGilLock lock(converted_mutex_, true);
     const std::uint64_t v = version_.load(std::memory_order_acquire);
-    if (converted_ && converted_->desc() == md) {
-        if (converted_version_ == v) return converted_;
-        if (converted_.use_count() == 1 && converted_->owns_buffer_exclusively()) {
+    Converted& kept = converted_[slot];
+    if (kept.copy && kept.copy->desc() == md) {
+        if (kept.version == v) return kept.copy;
+        if (kept.copy.use_count() == 1 && kept.copy->owns_buffer_exclusively()) {
             // No call is reading the old copy: rewrite it in place rather
             // than hold two copies at once (peak memory).
-            converted_->copy_from(*this);
-            converted_version_ = v;
-            return converted_;
+            kept.copy->copy_from(*this);
+            kept.version = v;
+            return kept.copy;
         }
     }
     TensorPtr c = reordered(md);
-    converted_ = c;
-    converted_version_ = v;
+    kept.copy = c;
+    kept.version = v;
     return c;
 }
 

@@ -132,7 +132,11 @@ public:
     // and returned again while the tensor is not written: it is made only
     // for a tensor that owns its buffer with no view (no NumPy array, no
     // other Tensor) sharing it, so every later write goes through touch().
-    TensorPtr converted_for(const memory::desc& md);
+    // One copy is kept per slot: a route that reads a weight in two
+    // layouts (L.LSTM's fused step: forward and input gradient) gives each
+    // its own slot; every other route uses slot 0.
+    static constexpr int kConvertedSlots = 2;
+    TensorPtr converted_for(const memory::desc& md, int slot = 0);
     std::uint64_t version() const { return version_.load(std::memory_order_acquire); }
     // all_within(low, high) of this tensor as computed at `version`, kept
     // while nothing writes it (same condition as converted_for); empty when
@@ -159,9 +163,12 @@ private:
     memory mem_;
     bool allocated_ = false;  // the buffer came from empty() (the pool)
     std::atomic<std::uint64_t> version_{0};
-    std::mutex converted_mutex_;  // guards converted_ and converted_version_
-    TensorPtr converted_;
-    std::uint64_t converted_version_ = 0;
+    std::mutex converted_mutex_;  // guards converted_
+    struct Converted {
+        TensorPtr copy;
+        std::uint64_t version = 0;
+    };
+    Converted converted_[kConvertedSlots];
     struct WithinResult {
         float low, high;
         std::uint64_t version;

@@ -213,6 +213,19 @@ def _close(a, b, ulps, what):
             what, err, ulps, scale)
 
 
+def _mostly_equal(a, b, what, frac=0.1):
+    """All but a few elements equal up to float32 summation noise (2e-4 of
+    the largest magnitude; a bias gradient sums many terms): the routes
+    round at the same points. One computing in float32 where the other
+    rounds differs almost everywhere by ~2**-9, within _close's
+    tolerance."""
+    fin = numpy.isfinite(a) & numpy.isfinite(b)
+    scale = max(float(numpy.abs(b[fin]).max()), 1e-30) if fin.any() else 1
+    off = numpy.abs(a[fin] - b[fin]) > 2e-4 * scale
+    assert off.mean() <= frac, '{}: {:.0%} of the elements differ'.format(
+        what, off.mean())
+
+
 def _rand(shape, seed=0, scale=1.0):
     return (numpy.random.RandomState(seed).standard_normal(shape) *
             scale).astype(numpy.float32)
@@ -654,8 +667,10 @@ def test_lstm_layers_match_reference(bi, dropout, on_device):
     assert storage == ('bfloat16' if on_device else 'numpy')
     for i, (a, b) in enumerate(zip(oa, on)):
         _close(a, b, 2, 'output {}'.format(i))
+        _mostly_equal(a, b, 'output {}'.format(i))
     for i, (a, b) in enumerate(zip(ga, gn)):
         _close(a, b, 4, 'gradient {}'.format(i))
+        _mostly_equal(a, b, 'gradient {}'.format(i))
 
 
 @needs_bf16
@@ -730,6 +745,76 @@ def test_lstm_double_backprop_in_the_mode_says_why():
         # a first-order gradient works
         g, = cpuframe.grad([F.sum(hy * hy)], [hv])
         assert numpy.isfinite(g.array).all()
+
+
+def _llstm_run(route, steps, batches, seed=0, lateral_donation=True):
+    """Two stacked L.LSTM over a few steps (batch shrinking as with
+    variable lengths) in the mode: outputs, c, and the parameters'
+    gradients (accumulated over the steps)."""
+    rng = numpy.random.RandomState(seed)
+    xs = [rng.standard_normal((b, 12)).astype(numpy.float32)
+          for b in batches]
+    numpy.random.seed(seed)
+    model = cpuframe.Sequential(L.LSTM(12, 16), L.LSTM(16, 16))
+    if route == 'always':
+        model.to_intel64()
+    model.cleargrads()
+    with cpuframe.using_config('dtype', cpuframe.mixed_bf16), \
+            cpuframe.using_config('use_ideep', route):
+        loss, outs = 0, []
+        for x in xs[:steps]:
+            h = model(x)
+            outs.append(numpy.asarray(h.array))
+            loss += F.sum(h * h) + F.sum(h)
+        loss.backward()
+    grads = [numpy.asarray(p.grad) for _, p in sorted(model.namedparams())]
+    cs = [numpy.asarray(l.c.array) for l in model]
+    return outs, cs, grads
+
+
+@needs_bf16
+@pytest.mark.parametrize('batches', [(5, 5, 5, 5), (6, 6, 4, 3, 1)])
+def test_fused_lstm_step_matches_reference(batches):
+    # L.LSTM's fused step (upward and lateral GEMMs plus the cell in one
+    # native call) rounds where the unfused links do in the mode.
+    a = _llstm_run('always', len(batches), batches)
+    b = _llstm_run('never', len(batches), batches)
+    for what, xa, xb, ulps in (('h', a[0], b[0], 2), ('c', a[1], b[1], 2),
+                               ('grad', a[2], b[2], 4)):
+        for i, (u, v) in enumerate(zip(xa, xb)):
+            _close(u, v, ulps, '{} {}'.format(what, i))
+            _mostly_equal(u, v, '{} {}'.format(what, i))
+
+
+@needs_bf16
+def test_fused_lstm_step_sees_weight_updates():
+    # The bf16 copies of the weights (two per weight: forward and input
+    # gradient) follow an optimizer update.
+    rng = numpy.random.RandomState(0)
+    x = rng.standard_normal((4, 12)).astype(numpy.float32)
+    outs = {}
+    for route in ('always', 'never'):
+        numpy.random.seed(0)
+        link = L.LSTM(12, 16)
+        if route == 'always':
+            link.to_intel64()
+        opt = cpuframe.optimizers.SGD(lr=0.5)
+        opt.setup(link)
+        got = []
+        with cpuframe.using_config('dtype', cpuframe.mixed_bf16), \
+                cpuframe.using_config('use_ideep', route):
+            for _ in range(3):
+                link.reset_state()
+                link.cleargrads()
+                h = link(x)
+                h = link(x)
+                F.sum(h * h).backward()
+                opt.update()
+                got.append(numpy.asarray(h.array))
+                got.append(numpy.asarray(link.upward.W.array).copy())
+        outs[route] = got
+    for i, (u, v) in enumerate(zip(outs['always'], outs['never'])):
+        _close(u, v, 4, 'step {}'.format(i))
 
 
 @needs_native

@@ -67,12 +67,13 @@ def _elementwise(ufunc, inputs, out):
     bf16 = [isinstance(x, tensor_type) and x.storage_dtype != 'float32'
             for x in inputs]
     if any(bf16) or (out_t is not None and out_t.storage_dtype != 'float32'):
-        # bf16 storage (mixed_bf16 activations). The sum of two (gradient
-        # accumulation in backward) stays bf16, on oneDNN's sum (float32
-        # accumulation, rounded once), in the first one's layout.
-        if ufunc is numpy.add and len(inputs) == 2 and all(
-                isinstance(x, tensor_type) and x.shape == ref.shape
-                for x in inputs) and (out_t is not None or all(bf16)):
+        # bf16 storage (mixed_bf16 activations). The sum of two bf16 ones
+        # (gradient accumulation in backward) stays bf16, on oneDNN's sum
+        # (float32 accumulation, rounded once), in the first one's layout;
+        # with a float32 operand it is float32 (below), as on NumPy.
+        if ufunc is numpy.add and len(inputs) == 2 and all(bf16) and all(
+                x.shape == ref.shape for x in inputs) and (
+                out_t is None or out_t.storage_dtype != 'float32'):
             total = _pkg.native().sum(list(inputs))
             if out_t is None:
                 return total

@@ -144,6 +144,13 @@ class AddConstant(FunctionNode):
         return grad_outputs[0],
 
 
+def _bf16_with_float32(arrays):
+    """Whether bf16-stored mdarrays (mixed_bf16) come with float32 arrays."""
+    kinds = {getattr(a, 'storage_dtype', 'float32') == 'float32'
+             for a in arrays}
+    return len(kinds) == 2
+
+
 class MultiAdd(FunctionNode):
     """The sum of several same-shaped arrays, used to accumulate gradients.
 
@@ -161,6 +168,10 @@ class MultiAdd(FunctionNode):
 
     def _accumulate_into_donated(self, inputs):
         if not self.donated:
+            return None
+        if _bf16_with_float32(inputs):
+            # the float32 sum of a bf16 gradient and a float32 one cannot be
+            # kept in the bf16 buffer (mixed_bf16): a new float32 array
             return None
         for i, given in enumerate(self.donated):
             if given:

@@ -1,7 +1,7 @@
 """The LSTM cell as an activation function (Chainer's ``F.lstm``)."""
 import numpy
 
-from cpuframe import backend, utils
+from cpuframe import _bf16, backend, utils
 from cpuframe.backends import intel64
 from cpuframe.configuration import config, using_config
 from cpuframe.function_node import FunctionNode
@@ -243,6 +243,8 @@ class LSTMStep(FunctionNode):
         self.with_bias = with_bias
         self.with_h = with_h
         self.gates = None
+        # mixed_bf16: the unfused step's rounding (Linear, Linear, F.lstm)
+        self.mixed = _bf16.active()
 
     @property
     def label(self):
@@ -291,7 +293,7 @@ class LSTMStep(FunctionNode):
     def forward_intel64(self, inputs):
         self.retain_inputs(tuple(range(len(inputs))))
         c, h, self.gates = intel64.native().lstm_step_forward(
-            *self._unpack(inputs))
+            *self._unpack(inputs), bf16=self.mixed)
         return _native_outputs((c, h), self.intel64_on_device(inputs))
 
     def backward(self, indexes, grad_outputs):
@@ -390,7 +392,7 @@ class LSTMStepGrad(FunctionNode):
         gcp, gx, gw_up, gb, gh_prev, gw_lat = \
             intel64.native().lstm_step_backward(
                 c, x, w_up, fwd.with_bias, h, w_lat, fwd.gates, gc, gh,
-                *self.accs)
+                *self.accs, bf16=fwd.mixed)
         outs = [gcp, gx, gw_up] + ([gb] if fwd.with_bias else []) + \
             ([gh_prev, gw_lat] if fwd.with_h else [])
         return _native_outputs(outs, self.intel64_on_device(inputs))
