@@ -22,6 +22,7 @@
 #include "array_utils.hpp"
 #include "engine.hpp"
 #include "gemm.hpp"
+#include "gemm_bf16.hpp"
 #include "layout_offer.hpp"
 #include "ops.hpp"
 #include "primitive_cache.hpp"
@@ -227,29 +228,41 @@ TensorPtr linear_backward_data(const py::object& gy_obj, const py::object& w_obj
 // unrolled RNN gets its gradient summed where it is computed. The stepwise
 // PTB model's softmax layer (20 x 650 -> 10000): 1.2 ms per step against
 // 2.5 ms for the primitive plus 2.6 ms for the separate add of 26 MB.
+// gW = gy^T x written (beta 0) or added (beta 1) into dst, a plain float32
+// (out, in) tensor, on one GEMM: sgemm, or with bf16 x or gy (mixed_bf16)
+// gemm_bf16 (both read as bf16, float32 accumulation). gb (new) with_bias.
 py::tuple linear_backward_weights_into(const char* fn, const TensorPtr& x, const TensorPtr& gy,
-                                       bool with_bias, const TensorPtr& acc) {
+                                       bool with_bias, const TensorPtr& dst, float beta) {
     const std::int64_t n = x->shape()[0], in = x->shape()[1], out = gy->shape()[1];
     return guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()) + " and gy " +
                                        shape_str(gy->shape()); }, [&] {
-        TensorPtr xp = in_layout(x, plain_desc({n, in}));
-        TensorPtr gyp = in_layout(gy, plain_desc({n, out}));
-        const float* gyd = static_cast<const float*>(gyp->data());
-        const float* xd = static_cast<const float*>(xp->data());
-        float* accd = static_cast<float*>(acc->data());
+        const memory::data_type dt = compute_dt({&x, &gy});
+        TensorPtr xp = in_layout(x, plain_desc({n, in}, dt));
+        TensorPtr gyp = in_layout(gy, plain_desc({n, out}, dt));
+        float* d = static_cast<float*>(dst->data());
         TensorPtr gb = with_bias ? Tensor::empty(plain_desc({out})) : nullptr;
         {
             py::gil_scoped_release release;
-            sgemm('T', 'N', out, in, n, gyd, out, xd, in, 1.0f, accd, in);
+            if (dt == memory::data_type::bf16) {
+                gemm_bf16('T', 'N', out, in, n, static_cast<const bf16_t*>(gyp->data()), out,
+                          static_cast<const bf16_t*>(xp->data()), in, beta, d, in);
+            } else {
+                sgemm('T', 'N', out, in, n, static_cast<const float*>(gyp->data()), out,
+                      static_cast<const float*>(xp->data()), in, beta, d, in);
+            }
             if (gb) {
                 float* b = static_cast<float*>(gb->data());
                 std::fill(b, b + out, 0.0f);
                 for (std::int64_t r = 0; r < n; ++r) {
-                    for (std::int64_t j = 0; j < out; ++j) b[j] += gyd[r * out + j];
+                    for (std::int64_t j = 0; j < out; ++j) {
+                        b[j] += dt == memory::data_type::bf16
+                                    ? from_bf16(static_cast<const bf16_t*>(gyp->data())[r * out + j])
+                                    : static_cast<const float*>(gyp->data())[r * out + j];
+                    }
                 }
             }
         }
-        return py::make_tuple(acc, gb ? py::cast(gb) : py::none());
+        return py::make_tuple(dst, gb ? py::cast(gb) : py::none());
     });
 }
 
@@ -274,10 +287,16 @@ py::tuple linear_backward_weights(const py::object& x_obj, const py::object& gy_
             throw py::value_error(std::string(fn) + ": an accumulator needs a plain weight "
                                   "(the gradient comes in the weight's layout)");
         }
-        // sgemm reads float32: bf16 activations are converted (exactly).
-        const auto f32 = memory::data_type::f32;
-        return linear_backward_weights_into(fn, x->as_data_type(f32), gy->as_data_type(f32),
-                                            with_bias, acc);
+        return linear_backward_weights_into(fn, x, gy, with_bias, acc, 1.0f);
+    }
+    if (compute_dt({&x, &gy}) == memory::data_type::bf16 && (!w_like || w_like->is_plain()) &&
+        x->is_plain() && gy->is_plain()) {
+        // mixed_bf16, plain operands and weight: the GEMM writes the plain
+        // gradient, and the weight stays plain (no adoption below), so a
+        // weight used at every step of an unrolled RNN (PTB's decoder) has
+        // its gradients added in place by the same GEMM (acc above).
+        return linear_backward_weights_into(
+            fn, x, gy, with_bias, Tensor::empty(plain_desc({out, in}), {out, in}), 0.0f);
     }
     return guard_dnnl(fn, [&] { return "x " + shape_str(x->shape()) + " and gy " +
                                        shape_str(gy->shape()); }, [&] {

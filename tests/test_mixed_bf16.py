@@ -817,6 +817,33 @@ def test_fused_lstm_step_sees_weight_updates():
         _close(u, v, 4, 'step {}'.format(i))
 
 
+@needs_bf16
+def test_linear_used_at_every_step_accumulates_its_gradient():
+    # A decoder applied at every step of an unrolled RNN (Chainer's PTB
+    # example): its weight stays plain in the mode and each step's gradient
+    # is added by the GEMM that computes it.
+    rng = numpy.random.RandomState(0)
+    hs = [rng.standard_normal((5, 24)).astype(numpy.float32)
+          for _ in range(4)]
+    grads = {}
+    for route in ('always', 'never'):
+        numpy.random.seed(0)
+        dec = L.Linear(24, 40)
+        if route == 'always':
+            dec.to_intel64()
+        dec.cleargrads()
+        with cpuframe.using_config('dtype', cpuframe.mixed_bf16), \
+                cpuframe.using_config('use_ideep', route):
+            loss = sum(F.sum(dec(F.tanh(h)) ** 2) for h in hs)
+            loss.backward()
+        if route == 'always':
+            assert dec.W.array.is_plain and dec.W.grad.is_plain
+        grads[route] = [numpy.asarray(dec.W.grad), numpy.asarray(dec.b.grad)]
+    for i, (u, v) in enumerate(zip(grads['always'], grads['never'])):
+        _close(u, v, 4, 'gradient {}'.format(i))
+        _mostly_equal(u, v, 'gradient {}'.format(i))
+
+
 @needs_native
 def test_gru_computes_float32_in_the_mode():
     # No bf16 GRU route yet: both routes compute it in float32.
