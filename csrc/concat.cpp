@@ -118,7 +118,8 @@ memory::desc outer_order_desc(const memory::desc& md) {
 
 py::list concat_backward(const py::object& gy_obj, const ConcatContextPtr& ctx) {
     constexpr const char* fn = "concat_backward";
-    // Any data type: each gx comes in its input's (the reorders convert).
+    // Any data type: each gx comes in its input's layout and gy's data type
+    // (splitting changes no value: a float32 gy is not rounded).
     TensorPtr gy = as_tensor_any(fn, "gy", gy_obj);
     if (gy->shape() != ctx->y_shape) {
         throw py::value_error(std::string(fn) + ": expected gy of the concatenated shape " +
@@ -149,7 +150,10 @@ py::list concat_backward(const py::object& gy_obj, const ConcatContextPtr& ctx) 
         }
         py::list gxs;
         for (std::size_t i = 0; i < n; ++i) {
-            TensorPtr gx = Tensor::empty(ctx->grad_mds[i], ctx->shapes[i]);
+            const memory::desc& md = ctx->grad_mds[i];
+            TensorPtr gx = Tensor::empty(
+                md.get_data_type() == src->dtype() ? md : with_data_type(md, src->dtype()),
+                ctx->shapes[i]);
             reorder_memory(memory(subs[i], cpu_engine(), src->data()), gx->mem());
             gxs.append(gx);
         }

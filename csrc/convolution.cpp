@@ -332,10 +332,13 @@ TensorPtr conv_backward_data(const py::object& gy_obj, const py::object& w_obj,
     return guard_dnnl(fn, [&] { return describe("gy", gy->shape(), "W", W->shape()); }, [&] {
         const dims xd = to_dims(xs), wd = weight_dims(W->shape(), groups), yd = to_dims(y_shape);
         const memory::data_type dt = compute_dt({&gy});  // bf16: gx bf16 too
+        // mixed_bf16 deconvolution with a bias: the sum comes float32 and
+        // is rounded once after the bias is added (as the NumPy reference)
+        const memory::data_type gx_dt = b ? memory::data_type::f32 : dt;
         const memory::desc gy_off = offered_md(gy, yd, dt), w_off = offered_md(W, wd, dt);
         auto make_key = [&](const memory::desc& w_md) {
             PrimitiveKey key("convolution_backward_data");
-            key.prop(fwd_prop()).dtype(dt).shape(xd).shape(wd);
+            key.prop(fwd_prop()).dtype(dt).shape(xd).shape(wd).option("f32_out", gx_dt != dt);
             add_geometry(key, g);
             key.text("diff_dst", md_text(gy_off)).text("weights", md_text(w_md));
             return key;
@@ -344,13 +347,13 @@ TensorPtr conv_backward_data(const py::object& gy_obj, const py::object& w_obj,
             const fwd::primitive_desc hint =
                 fwd_pd(any_md(xd, dt), any_md(wd, dt), 0, any_md(yd, dt), g, false);
             bwd_data::primitive_desc any(cpu_engine(), algorithm::convolution_direct,
-                                         any_md(xd, dt), any_md(wd, dt), any_md(yd, dt),
+                                         any_md(xd, gx_dt), any_md(wd, dt), any_md(yd, dt),
                                          g.stride, g.dilate,
                                          g.pad_l, g.pad_r, hint, op_attr());
             return dnnl::primitive(bwd_data(offered_or_any(
                 any, offers(w_off, !is_any(gy_off), wd), [&](const memory::desc& w_try) {
                     return bwd_data::primitive_desc(cpu_engine(), algorithm::convolution_direct,
-                                                    any_md(xd, dt), w_try, gy_off, g.stride,
+                                                    any_md(xd, gx_dt), w_try, gy_off, g.stride,
                                                     g.dilate, g.pad_l, g.pad_r, hint, op_attr(),
                                                     true);
                 })));
@@ -368,7 +371,7 @@ TensorPtr conv_backward_data(const py::object& gy_obj, const py::object& w_obj,
         args[DNNL_ARG_DIFF_SRC] = gx->mem();
         execute(conv, args);
         if (b) add_channel_bias(gx, b);
-        return gx;
+        return gx_dt == dt ? gx : gx->as_data_type(dt);
     });
 }
 

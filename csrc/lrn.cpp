@@ -10,6 +10,10 @@
 // has only its reference backward for the layout (on AVX2, every layout in
 // oneDNN 3.2: 360 ms for GoogLeNet's second LRN), the gradient comes from our
 // own kernel (lrn_backward_kernel).
+//
+// mixed_bf16: a bf16 x gives bf16 y and gx (oneDNN's bf16 LRN: float32
+// inside); where only the reference backward exists for bf16, our kernel runs
+// on float32 copies and gx is converted back.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -65,7 +69,7 @@ fwd::primitive_desc forward_pd(const LrnContext& c, prop_kind kind) {
 }
 
 bool is_channels_last(const memory::desc& md) {
-    return md.get_inner_nblks() == 0 && !(md == plain_desc(md.get_dims()));
+    return md.get_inner_nblks() == 0 && !(md == plain_desc(md.get_dims(), md.get_data_type()));
 }
 
 bool reference_impl(const char* impl) { return std::string(impl).rfind("ref", 0) == 0; }
@@ -75,16 +79,17 @@ bool reference_impl(const char* impl) { return std::string(impl).rfind("ref", 0)
 memory::desc training_layout(const LrnContext& c, const memory::desc& given) {
     const memory::dims d = given.get_dims();
     const int nd = given.get_ndims();
-    const memory::desc plain = plain_desc(d);
+    const memory::data_type dt = given.get_data_type();
+    const memory::desc plain = plain_desc(d, dt);
     using tag = memory::format_tag;
     const tag last[] = {tag::acb, tag::acdb, tag::acdeb};
     const tag b16[] = {tag::aBc16b, tag::aBcd16b, tag::aBcde16b};
     const tag b8[] = {tag::aBc8b, tag::aBcd8b, tag::aBcde8b};
     std::vector<memory::desc> candidates{given};
     if (!(given == plain)) candidates.push_back(plain);
-    if (c.local_size > 1) candidates.emplace_back(d, memory::data_type::f32, last[nd - 3]);
-    candidates.emplace_back(d, memory::data_type::f32, b16[nd - 3]);
-    candidates.emplace_back(d, memory::data_type::f32, b8[nd - 3]);
+    if (c.local_size > 1) candidates.emplace_back(d, dt, last[nd - 3]);
+    candidates.emplace_back(d, dt, b16[nd - 3]);
+    candidates.emplace_back(d, dt, b8[nd - 3]);
     for (const memory::desc& md : candidates) {
         const fwd::primitive_desc hint = fwd::primitive_desc(
             cpu_engine(), prop_kind::forward_training, algorithm::lrn_across_channels, md, md,
@@ -101,7 +106,7 @@ memory::desc training_layout(const LrnContext& c, const memory::desc& given) {
 py::tuple lrn_forward(const py::object& x_obj, std::int64_t n, float k, float alpha, float beta,
                       bool training) {
     constexpr const char* fn = "lrn_forward";
-    TensorPtr x = as_tensor(fn, "x", x_obj);
+    TensorPtr x = as_tensor_any(fn, "x", x_obj);  // f32, or bf16 in and out (mixed_bf16)
     if (x->ndim() < 2 || x->ndim() > 5 || x->size() == 0) {
         throw py::value_error(std::string(fn) +
                               ": expected a non-empty x of shape (N, C) or (N, C, spatial...) "
@@ -119,7 +124,7 @@ py::tuple lrn_forward(const py::object& x_obj, std::int64_t n, float k, float al
         ctx->beta = beta;
         ctx->k = k;
         ctx->training = training;
-        const memory::desc plain = plain_desc(x->desc().get_dims());
+        const memory::desc plain = plain_desc(x->desc().get_dims(), x->dtype());
         ctx->src_md = x->desc();
         if (ctx->local_size == 1 && is_channels_last(ctx->src_md)) {
             // oneDNN 3.2's lrn_jit backward crashes on NHWC with a window of
@@ -270,8 +275,9 @@ void lrn_backward_kernel(const float* x, const float* gy, float* gx, std::int64_
 TensorPtr lrn_backward(const py::object& x_obj, const py::object& gy_obj,
                        const LrnContextPtr& ctx) {
     constexpr const char* fn = "lrn_backward";
-    TensorPtr x = as_tensor(fn, "x", x_obj);
-    TensorPtr gy = as_tensor(fn, "gy", gy_obj);
+    // in the forward's data type (ctx->src_md): bf16 in mixed_bf16
+    TensorPtr x = as_tensor_any(fn, "x", x_obj);
+    TensorPtr gy = as_tensor_any(fn, "gy", gy_obj);
     if (x->shape() != ctx->x_shape || gy->shape() != ctx->x_shape) {
         throw py::value_error(std::string(fn) + ": expected x and gy of the forward's shape " +
                               shape_str(ctx->x_shape) + ", got x " + shape_str(x->shape()) +
@@ -295,7 +301,7 @@ TensorPtr lrn_backward(const py::object& x_obj, const py::object& gy_obj,
         });
         if (reference_primitive(prim)) {
             // Ours instead, in md when it is plain or channel-blocked (else
-            // plain, and gx reordered back to md).
+            // plain float32, and gx reordered back to md: bf16 too).
             const std::int64_t blk = channel_block(md);
             const memory::desc work = blk > 0 ? md : plain_desc(to_dims(ctx->x_shape));
             TensorPtr xw = in_layout(dense_tensor(x), work);

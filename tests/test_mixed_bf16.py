@@ -287,13 +287,33 @@ def _cases():
         cases.append(('concat{}'.format(axis),
                       lambda a, b, axis=axis: F.concat([a, b], axis=axis),
                       (_rand((2, 4, 6, 6)), _rand((2, 4, 6, 6), 1))))
-    cases.append(('residual', lambda x, W: F.relu(
-        F.convolution_2d(x, W, pad=1)) + x,
+    # LRN as AlexNet and GoogLeNet use it, and Chainer's defaults; 3-D and
+    # an even n; a 16-channel input takes the blocked layouts
+    for shape, kw in [((2, 16, 6, 6), dict(n=5, k=2, alpha=1e-4, beta=.75)),
+                      ((2, 16, 6, 6), dict(n=5, k=1, alpha=2e-5 * 5,
+                                           beta=.75)),
+                      ((2, 7, 9), dict(n=4, k=1.5, alpha=0.05, beta=0.6))]:
+        cases.append(('lrn{}'.format(len(shape)) + str(kw['n']),
+                      lambda x, kw=kw: F.local_response_normalization(
+                          x, **kw), (_rand(shape, 0, 3.0),)))
+    # as in ResNet: the sum goes on to a relu (see
+    # test_add_of_bf16_activations_is_stored_bf16 for the sum itself)
+    cases.append(('residual', lambda x, W: F.relu(F.relu(
+        F.convolution_2d(x, W, pad=1)) + x),
         (ref_round(_rand((2, 8, 6, 6))), _rand((8, 8, 3, 3), 1, 0.3))))
     return cases
 
 
 CASES = _cases()
+
+# Routes whose gradient is not rounded at the same points as the reference
+# (within _close's ulps, but not almost everywhere float32-equal):
+# - oneDNN's bf16 LRN backward (lrn_jit:avx512_core_bf16) reads
+#   intermediates its forward kept in a bf16 workspace: up to 2 ulps apart
+#   in about a third of the elements;
+# - residual: x's gradient is the sum of two bf16 gradients, stored bf16 on
+#   the route (see test_add_of_bf16_activations_is_stored_bf16).
+ROUNDS_DIFFERENTLY = {'lrn': 'grad', 'residual': 'grad'}
 
 
 @needs_bf16
@@ -304,6 +324,7 @@ def test_route_matches_reference(name, f, inputs):
     assert storage == 'bfloat16', name      # activations stay bf16
     # One rounding of a float32 sum: at most one ulp apart.
     _close(y_ref, y, 1, name + ' y')
+    _mostly_equal(y_ref, y, name + ' y')
     for i, (a, b) in enumerate(zip(g_ref, g)):
         if a is None:
             assert b is None
@@ -311,6 +332,9 @@ def test_route_matches_reference(name, f, inputs):
         # Gradients add a few bf16-rounded terms (e.g. the gradient
         # accumulation of a residual branch): a few ulps.
         _close(a, b, 4, '{} grad {}'.format(name, i))
+        if not any(name.startswith(k) and v == 'grad'
+                   for k, v in ROUNDS_DIFFERENTLY.items()):
+            _mostly_equal(a, b, '{} grad {}'.format(name, i))
 
 
 @needs_bf16
@@ -864,6 +888,26 @@ def test_gru_computes_float32_in_the_mode():
     for a, b, c in zip(outs['always'], outs['never'], f32):
         numpy.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-6)
         numpy.testing.assert_allclose(b, c, rtol=1e-5, atol=1e-6)
+
+
+@needs_bf16
+def test_add_of_bf16_activations_is_stored_bf16():
+    # The one place the route rounds where the reference does not: a sum of
+    # bf16 activations (ResNet's residual add, and gradient sums of bf16
+    # gradients) is stored in bf16, where NumPy keeps float32. The next
+    # bf16 op rounds its input, so from there on both routes agree.
+    a, b = ref_round(_rand((2, 8, 4, 4))), ref_round(_rand((2, 8, 4, 4), 1))
+    with cpuframe.using_config('dtype', cpuframe.mixed_bf16):
+        with cpuframe.using_config('use_ideep', 'always'):
+            xa, xb = (intel64.native().to_bfloat16(v) for v in (a, b))
+            s = cpuframe.Variable(xa) + cpuframe.Variable(xb)
+            r = F.relu(s)
+        assert s.array.storage_dtype == 'bfloat16'
+        numpy.testing.assert_array_equal(numpy.asarray(s.array),
+                                         ref_round(a + b))
+        with cpuframe.using_config('use_ideep', 'never'):
+            r_ref = F.relu(cpuframe.Variable(a) + cpuframe.Variable(b))
+    numpy.testing.assert_array_equal(numpy.asarray(r.array), r_ref.array)
 
 
 def test_backward_runs_in_the_mode_of_its_forward():

@@ -82,11 +82,9 @@ class Concat(FunctionNode):
 class _ConcatGrad(FunctionNode):
     """The gradient of a oneDNN :class:`Concat`: ``gy`` split along its axis.
 
-    Its own gradient concatenates again.
+    Its own gradient concatenates again. In the mixed_bf16 mode it rounds
+    nothing (the pieces keep gy's storage), as split_axis on the NumPy path.
     """
-
-    bf16_inputs = (0,)
-    bf16_outputs = 'all'
 
     def __init__(self, concat):
         self.concat = concat

@@ -21,6 +21,11 @@ class LocalResponseNormalizationGrad(FunctionNode):
     channel window sum and ``u = k + alpha W(x ** 2)`` of the forward pass.
     """
 
+    # mixed_bf16: oneDNN's bf16 backward reads x and gy and recomputes y
+    # in float32 (the reference below does the same from the rounded x)
+    bf16_inputs = (0, 2)
+    bf16_outputs = (0,)
+
     def __init__(self, lrn):
         self.lrn = lrn
 
@@ -31,8 +36,11 @@ class LocalResponseNormalizationGrad(FunctionNode):
     def forward(self, inputs):
         x, y, gy = inputs
         lrn = self.lrn
-        if lrn.unit is None:  # the forward ran on oneDNN
+        if lrn.unit is None or self._bf16_forward:
+            # the forward ran on oneDNN; in mixed_bf16 y unrounded, from x
             lrn._compute_unit(x)
+            if self._bf16_forward:
+                y = x * lrn.scale
         summed = _channel_window_sum(y * gy / lrn.unit, lrn.n // 2)
         gx = gy * lrn.scale
         gx -= x.dtype.type(2 * lrn.alpha * lrn.beta) * x * summed
@@ -56,6 +64,9 @@ class LocalResponseNormalizationGrad(FunctionNode):
 
 class LocalResponseNormalization(FunctionNode):
     """``y = x / (k + alpha * W(x ** 2)) ** beta`` across channels."""
+
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
 
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0,), (0,))
