@@ -12,6 +12,9 @@
 // Chainer's one-sided choices at the kinks are kept exactly: leaky ReLU and
 // ELU use the x >= 0 branch at x == 0 (oneDNN's own backward uses the other
 // one there), see leaky_relu_backward and elu_backward.
+//
+// mixed_bf16: a bf16 x (or ref) gives bf16 y and gx, computed in float32 and
+// rounded once (gy is read as bf16 then).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -21,6 +24,7 @@
 #include <pybind11/pybind11.h>
 
 #include "array_utils.hpp"
+#include "bf16.hpp"
 #include "dense_layout.hpp"
 #include "engine.hpp"
 #include "ops.hpp"
@@ -76,8 +80,8 @@ TensorPtr eltwise_forward(const char* fn, const py::object& x_obj, algorithm alg
 }
 
 // ref (x or y of the forward) dense, gy in ref's layout (and data type).
-// any_type: the caller runs oneDNN only, so a bf16 ref stays bf16 (the
-// loops of ours read float32).
+// any_type: the caller computes in bf16 too (mixed_bf16): when either is
+// bf16, both are (a float32 one converted, as the NumPy reference rounds it).
 std::pair<TensorPtr, TensorPtr> paired(const char* fn, const char* ref_name,
                                        const py::object& ref_obj, const py::object& gy_obj,
                                        bool any_type = false) {
@@ -92,6 +96,7 @@ std::pair<TensorPtr, TensorPtr> paired(const char* fn, const char* ref_name,
     return guard_dnnl(fn, [&] { return std::string(ref_name) + " " + shape_str(ref->shape()); },
                       [&] {
                           ref = dense_tensor(ref);
+                          if (any_type) ref = ref->as_data_type(compute_dt({&ref, &gy}));
                           return std::make_pair(ref, in_layout(gy, ref->desc()));
                       });
 }
@@ -157,12 +162,25 @@ TensorPtr leaky_relu_backward(const py::object& ref_obj, const py::object& gy_ob
     // slope > 0). One pass of our own: oneDNN's relu backward takes the
     // slope at 0.
     constexpr const char* fn = "leaky_relu_backward";
-    auto [ref, gy] = paired(fn, "ref", ref_obj, gy_obj);
+    auto [ref, gy] = paired(fn, "ref", ref_obj, gy_obj, true);
     TensorPtr gx = Tensor::empty(ref->desc(), ref->shape());
+    const std::int64_t n = static_cast<std::int64_t>(ref->nbytes() /
+                                                     memory::data_type_size(ref->dtype()));
+    if (ref->dtype() == memory::data_type::bf16) {
+        const bf16_t* r = static_cast<const bf16_t*>(ref->data());
+        const bf16_t* g = static_cast<const bf16_t*>(gy->data());
+        bf16_t* out = static_cast<bf16_t*>(gx->data());
+        parallel_chunks(n, [&](std::int64_t begin, std::int64_t end) {
+            for (std::int64_t i = begin; i < end; ++i) {
+                out[i] = from_bf16(r[i]) < 0.0f ? to_bf16(from_bf16(g[i]) * slope) : g[i];
+            }
+        });
+        return gx;
+    }
     const float* r = static_cast<const float*>(ref->data());
     const float* g = static_cast<const float*>(gy->data());
     float* out = static_cast<float*>(gx->data());
-    parallel_chunks(flat_count(ref), [&](std::int64_t begin, std::int64_t end) {
+    parallel_chunks(n, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i) out[i] = r[i] < 0.0f ? g[i] * slope : g[i];
     });
     return gx;
@@ -177,9 +195,19 @@ TensorPtr elu_backward(const py::object& x_obj, const py::object& gy_obj, float 
     // alpha * exp(0) * gy at x == 0, which differs from Chainer's gy unless
     // alpha == 1; those elements are rewritten.
     constexpr const char* fn = "elu_backward";
-    auto [x, gy] = paired(fn, "x", x_obj, gy_obj);
+    auto [x, gy] = paired(fn, "x", x_obj, gy_obj, true);
     TensorPtr gx = eltwise_backward(fn, x, gy, algorithm::eltwise_elu, alpha, false);
-    if (alpha != 1.0f) {
+    if (alpha != 1.0f && x->dtype() == memory::data_type::bf16) {
+        const bf16_t* xs = static_cast<const bf16_t*>(x->data());
+        const bf16_t* g = static_cast<const bf16_t*>(gy->data());
+        bf16_t* out = static_cast<bf16_t*>(gx->data());
+        const std::int64_t n = static_cast<std::int64_t>(x->nbytes() / sizeof(bf16_t));
+        parallel_chunks(n, [&](std::int64_t begin, std::int64_t end) {
+            for (std::int64_t i = begin; i < end; ++i) {
+                if (from_bf16(xs[i]) == 0.0f) out[i] = g[i];
+            }
+        });
+    } else if (alpha != 1.0f) {
         const float* xs = static_cast<const float*>(x->data());
         const float* g = static_cast<const float*>(gy->data());
         float* out = static_cast<float*>(gx->data());

@@ -8,9 +8,7 @@
 // same weights) is packed once into the blocked layout the primitive wants
 // (PackedB); an unpacked one is repacked by oneDNN on every call.
 //
-// Conversions to bf16 round as the CPU's VCVTNEPS2BF16 and oneDNN's reorders
-// do: to nearest even, NaN stays NaN (quiet), float32 subnormals become zero
-// of their sign. Everything here runs with or without the GIL (execute_here):
+// Conversions to bf16: bf16.hpp. Everything here runs with or without the GIL (execute_here):
 // a recurrence's streams call it from worker threads.
 #pragma once
 
@@ -19,26 +17,10 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "bf16.hpp"
 #include "tensor.hpp"
 
 namespace cpuframe {
-
-using bf16_t = std::uint16_t;
-
-inline bf16_t to_bf16(float f) {
-    std::uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
-    if ((u & 0x7f800000u) == 0) return static_cast<bf16_t>((u >> 16) & 0x8000u);  // 0, subnormal
-    if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<bf16_t>((u >> 16) | 0x40u);  // NaN
-    return static_cast<bf16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
-inline float from_bf16(bf16_t b) {
-    const std::uint32_t u = static_cast<std::uint32_t>(b) << 16;
-    float f;
-    std::memcpy(&f, &u, sizeof f);
-    return f;
-}
 
 // rows x n floats (src row stride lds) to bf16 (dst row stride ldd).
 void to_bf16_rows(const float* src, std::int64_t lds, bf16_t* dst, std::int64_t ldd,

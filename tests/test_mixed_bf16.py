@@ -272,7 +272,9 @@ def _cases():
     cases.append(('relu', F.relu, (_rand((4, 8, 5, 5)),)))
     for name, fn in [('tanh', F.tanh), ('sigmoid', F.sigmoid),
                      ('elu', lambda x: F.elu(x, 0.5)),
-                     ('leaky_relu', lambda x: F.leaky_relu(x, 0.1))]:
+                     ('elu1', lambda x: F.elu(x, 1.0)),
+                     ('leaky_relu', lambda x: F.leaky_relu(x, 0.1)),
+                     ('leaky_relu_neg', lambda x: F.leaky_relu(x, -0.3))]:
         cases.append((name, fn, (_rand((4, 8, 5, 5), 0, 2.0),)))
     cases.append(('bn_train', lambda x, g, b: F.batch_normalization(x, g, b),
                   (_rand((8, 6, 4, 4), 0, 3.0) + 1, _rand((6,), 1) + 1,
@@ -335,6 +337,22 @@ def test_route_matches_reference(name, f, inputs):
         if not any(name.startswith(k) and v == 'grad'
                    for k, v in ROUNDS_DIFFERENTLY.items()):
             _mostly_equal(a, b, '{} grad {}'.format(name, i))
+
+
+@needs_bf16
+@pytest.mark.parametrize('name', ['relu', 'tanh', 'sigmoid', 'elu', 'elu1',
+                                  'leaky_relu', 'leaky_relu_neg', 'lrn45'])
+def test_gradients_stay_bf16(name):
+    # backward computes in bf16 too: a bf16 gy gives a bf16 gx
+    f, ins = next((c[1], c[2]) for c in CASES if c[0] == name)
+    with cpuframe.using_config('dtype', cpuframe.mixed_bf16), \
+            cpuframe.using_config('use_ideep', 'always'):
+        x = cpuframe.Variable(intel64.from_numpy(ins[0]))
+        y = f(x)
+        y.grad = intel64.native().to_bfloat16(
+            numpy.ones(y.shape, numpy.float32))
+        y.backward()
+    assert x.grad.storage_dtype == 'bfloat16'
 
 
 @needs_bf16

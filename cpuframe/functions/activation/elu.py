@@ -12,7 +12,6 @@ def _supported(arrays):
 
 
 class ELU(FunctionNode):
-    # (its gradient runs loops of ours in float32)
     bf16_inputs = (0,)
     bf16_outputs = (0,)
 
@@ -53,6 +52,8 @@ class ELUGrad(FunctionNode):
 
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())
+    bf16_inputs = (0, 1)
+    bf16_outputs = (0,)
 
     def __init__(self, alpha):
         self.alpha = alpha

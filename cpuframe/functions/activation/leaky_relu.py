@@ -6,7 +6,6 @@ from cpuframe.utils import type_check
 
 
 class LeakyReLU(FunctionNode):
-    # (its gradient runs loops of ours in float32)
     bf16_inputs = (0,)
     bf16_outputs = (0,)
 
@@ -67,6 +66,9 @@ class LeakyReLUGrad(FunctionNode):
     array with the signs of ``x`` (``x`` itself, or ``y`` when
     ``slope > 0``), which the oneDNN route reads directly.
     """
+
+    bf16_inputs = (0,)
+    bf16_outputs = (0,)
 
     def __init__(self, negative, slope, ref=None):
         self._mask = negative
