@@ -24,7 +24,7 @@
 // the cell state, the bias and its gradient stay float32; h_t is rounded to
 // bf16 as it is computed (the state carried to the next step, y, hy), and y
 // is stored as bf16. The weights are packed into the matmul's layout once per
-// call. cpuframe/functions/rnn/_lstm_bf16.py is the NumPy reference of
+// call. cpuframe/functions/rnn/_rnn_bf16.py is the NumPy reference of
 // exactly this.
 #pragma once
 

@@ -38,6 +38,7 @@
 
 #include "array_utils.hpp"
 #include "engine.hpp"
+#include "gru_layer.hpp"
 #include "lstm_layer.hpp"
 #include "ops.hpp"
 #include "rnn_common.hpp"
@@ -114,6 +115,7 @@ struct LayerContext {
     std::vector<i64> batches;
     std::vector<ContextPtr> streams;  // direction-major: d * P + p
     std::shared_ptr<LstmLayer> lstm;  // LSTM layers: our own kernels, no streams
+    std::shared_ptr<GruLayer> gru;    // GRU layers in mixed_bf16: our own kernels
 };
 
 using LayerPtr = std::shared_ptr<LayerContext>;
@@ -125,9 +127,9 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
                       const py::object& biases_obj, bool bf16) {
     constexpr const char* fn = "rnn_forward";
     const Cell cell = parse_cell(fn, cell_name);
-    if (bf16 && cell.kind != CellKind::lstm) {
-        throw py::value_error(std::string(fn) + ": bf16 is implemented for lstm layers only, got " +
-                              cell.name);
+    if (bf16 && cell.kind == CellKind::rnn) {
+        throw py::value_error(std::string(fn) + ": bf16 is implemented for lstm and gru layers, "
+                              "got " + cell.name);
     }
     if (batches.empty()) throw py::value_error(std::string(fn) + ": expected at least one step");
     i64 R = 0;
@@ -297,6 +299,47 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
         layer->lstm = L;
         return py::make_tuple(training ? py::cast(layer) : py::object(py::none()), y, hys, cys);
     }
+    if (bf16) {  // a GRU layer (the LSTM returned above)
+        auto L = std::make_shared<GruLayer>();
+        L->D = static_cast<i64>(D);
+        L->C = C;
+        L->N = N;
+        L->B = B;
+        L->R = R;
+        L->batches = batches;
+        i64 row = 0;
+        for (i64 b : batches) {
+            L->offsets.push_back(row);
+            row += b;
+        }
+        L->y = y;
+        L->dirs.resize(D);
+        for (std::size_t d = 0; d < D; ++d) {
+            GruDir& s = L->dirs[d];
+            s.reverse = d == 1;
+            s.xb = ins[d].x;
+            s.wl = ins[d].wl;
+            s.wi = ins[d].wi;
+            s.bias = ins[d].b;
+            s.hx = ins[d].hx;
+            s.gates = new_plain({R, G * N});
+            s.hn = new_plain({R, N});
+            s.hprev = new_plain({R, N});
+            s.hprev_b = Tensor::empty(plain_desc({R, N}, memory::data_type::bf16), {R, N});
+            s.hy = new_plain({B, N});
+        }
+        guard_dnnl(fn, what, [&] {
+            ThreadLimit limit(threads);
+            run_concurrently(D, [&](std::size_t d, int) {
+                gru_forward(*L, L->dirs[d], static_cast<i64>(d));
+            });
+        });
+        py::list hys;
+        for (std::size_t d = 0; d < D; ++d) hys.append(L->dirs[d].hy);
+        layer->gru = L;
+        return py::make_tuple(training ? py::cast(layer) : py::object(py::none()), y, hys,
+                              py::none());
+    }
     guard_dnnl(fn, what, [&] {
         ThreadLimit limit(threads);
         for (std::size_t d = 0; d < D; ++d) {
@@ -450,6 +493,38 @@ py::tuple rnn_backward(const LayerPtr& layer, const py::object& gy_obj,
             gbs.append(outs[d].gb);
         }
         return py::make_tuple(gxs, ghxs, gcxs, gwls, gwis, gbs);
+    }
+    if (layer->gru) {
+        const GruLayer& L = *layer->gru;
+        std::vector<GruGrads> outs(D);
+        for (i64 d = 0; d < D; ++d) {
+            GruGrads& o = outs[d];
+            if (need_gx) o.gx = new_plain({R, C});
+            o.ghx = new_plain({B, N});
+            copy_rows(fptr(o.ghx), fptr(ghy[d]), B, N);
+            o.gwl = new_plain({G * N, C});
+            o.gwi = new_plain({G * N, N});
+            o.gb = new_plain({cell.bias_gates, N});
+            o.dgx = new_plain({R, G * N});
+            o.dgh = new_plain({R, G * N});
+            o.dgx_b = Tensor::empty(plain_desc({R, G * N}, memory::data_type::bf16), {R, G * N});
+            o.dgh_b = Tensor::empty(plain_desc({R, G * N}, memory::data_type::bf16), {R, G * N});
+        }
+        guard_dnnl(fn, [&] { return cell.name + " rows " + std::to_string(R); }, [&] {
+            ThreadLimit limit(threads_for(layer->batches[0], C, N, G));
+            run_concurrently(static_cast<std::size_t>(D), [&](std::size_t d, int) {
+                gru_backward(L, L.dirs[d], static_cast<i64>(d), fptr(gy), outs[d]);
+            });
+        });
+        py::list gxs, ghxs, gwls, gwis, gbs;
+        for (i64 d = 0; d < D; ++d) {
+            gxs.append(outs[d].gx ? py::cast(outs[d].gx) : py::object(py::none()));
+            ghxs.append(outs[d].ghx);
+            gwls.append(outs[d].gwl);
+            gwis.append(outs[d].gwi);
+            gbs.append(outs[d].gb);
+        }
+        return py::make_tuple(gxs, ghxs, py::none(), gwls, gwis, gbs);
     }
     // per-direction results
     std::vector<TensorPtr> gx(D), ghx(D), gcx(D);
@@ -647,9 +722,9 @@ w_layers: (G * N, C) and w_iters: (G * N, N), the gate matrices stacked in
 oneDNN's gate order (LSTM i, f, c~, o; GRU u, r, o); biases: (G', N)
 (G' = 4 for the GRU: u, r, o and the hidden bias of o). With more threads
 than directions the batch rows are also dealt out to parts run side by side.
-bf16 (lstm only; the mixed_bf16 mode): GEMMs on bf16 operands with float32
-accumulation, h rounded to bf16 at every step, y stored as bf16 (see
-csrc/lstm_layer.hpp).
+bf16 (lstm and gru; the mixed_bf16 mode): GEMMs on bf16 operands with
+float32 accumulation, h rounded to bf16 at every step, y stored as bf16 (see
+csrc/lstm_layer.hpp, csrc/gru_layer.hpp).
 Returns (context or None when not training, y (rows, D * N) with direction d in columns
 [d * N, (d + 1) * N), hys, cys or None).
 )doc");

@@ -638,39 +638,45 @@ def test_range_check_of_bf16_values_matches_float32():
                 numpy.asarray(b), low, high), (vals, low, high)
 
 
-# -- LSTM layers (n_step_lstm, NStepLSTM, NStepBiLSTM) -----------------------
+# -- LSTM and GRU layers (n_step_lstm, n_step_gru and their links) ----------
 #
-# Both routes compute the same thing (_lstm_bf16.py): GEMMs on bf16
-# operands with float32 accumulation, gates and cell state float32, h
-# rounded to bf16 at each step; backward the gates' gradients rounded for
-# the GEMMs. They differ by float32 summation order, which may move an h
-# across a bf16 rounding boundary; the recurrence carries such a unit on.
+# Both routes compute the same thing (_rnn_bf16.py): GEMMs on bf16
+# operands with float32 accumulation, gates (and the LSTM's cell state)
+# float32, h rounded to bf16 at each step; backward the gates' gradients
+# rounded for the GEMMs. They differ by float32 summation order, which may
+# move an h across a bf16 rounding boundary; the recurrence carries such a
+# unit on.
 
-def _lstm_data(bi, n_layers=2, in_size=10, units=8, lens=(6, 5, 5, 3, 1),
-               seed=0, batch=None):
+N_WEIGHTS = {'lstm': 8, 'gru': 6}
+
+
+def _rnn_data(cell, bi, n_layers=2, in_size=10, units=8,
+              lens=(6, 5, 5, 3, 1), seed=0):
     rng = numpy.random.RandomState(seed)
     D = 2 if bi else 1
-    B = batch or len(lens)
+    nw = N_WEIGHTS[cell]
+    B = len(lens)
     xs = [rng.standard_normal((n, in_size)).astype(numpy.float32)
           for n in lens]
     hx = rng.standard_normal((n_layers * D, B, units)).astype(numpy.float32)
-    cx = rng.standard_normal((n_layers * D, B, units)).astype(numpy.float32)
+    cx = rng.standard_normal((n_layers * D, B, units)).astype(numpy.float32) \
+        if cell == 'lstm' else None
     ws, bs = [], []
     for i in range(n_layers * D):
         isz = in_size if i < D else units * D
         ws.append([(rng.standard_normal(
-            (units, isz if j < 4 else units)) * 0.4).astype(numpy.float32)
-            for j in range(8)])
+            (units, isz if j < nw // 2 else units)) * 0.4).astype(
+                numpy.float32) for j in range(nw)])
         bs.append([(rng.standard_normal(units) * 0.3).astype(numpy.float32)
-                   for _ in range(8)])
-    return xs, hx, cx, ws, bs
+                   for _ in range(nw)])
+    return cell, xs, hx, cx, ws, bs
 
 
-def _lstm_run(route, data, bi, dropout=0.0, dtype=cpuframe.mixed_bf16,
-              on_device=False):
-    """n_step_(bi)lstm forward and backward: outputs, gradients (float32
-    NumPy) and the storage of ys[0]."""
-    xs, hx, cx, ws, bs = data
+def _rnn_run(route, data, bi, dropout=0.0, dtype=cpuframe.mixed_bf16,
+             on_device=False):
+    """n_step_(bi)lstm / n_step_(bi)gru forward and backward: outputs,
+    gradients (float32 NumPy) and the storage of ys[0]."""
+    cell, xs, hx, cx, ws, bs = data
     n_layers = len(ws) // (2 if bi else 1)
     put = intel64.from_numpy if on_device else numpy.copy
     numpy.random.seed(5)  # the dropout masks
@@ -678,33 +684,40 @@ def _lstm_run(route, data, bi, dropout=0.0, dtype=cpuframe.mixed_bf16,
             cpuframe.using_config('use_ideep', route):
         xv = [cpuframe.Variable(put(x.array))
               for x in F.transpose_sequence(xs)]
-        hv, cv = cpuframe.Variable(put(hx)), cpuframe.Variable(put(cx))
+        hv = cpuframe.Variable(put(hx))
         wv = [[cpuframe.Variable(put(w)) for w in l] for l in ws]
         bv = [[cpuframe.Variable(put(b)) for b in l] for l in bs]
-        f = F.n_step_bilstm if bi else F.n_step_lstm
-        hy, cy, ys = f(n_layers, dropout, hv, cv, wv, bv, xv)
+        f = getattr(F, 'n_step_{}{}'.format('bi' if bi else '', cell))
+        if cell == 'lstm':
+            cv = cpuframe.Variable(put(cx))
+            hy, cy, ys = f(n_layers, dropout, hv, cv, wv, bv, xv)
+            states, state_vars = [hy, cy], [hv, cv]
+        else:
+            hy, ys = f(n_layers, dropout, hv, wv, bv, xv)
+            states, state_vars = [hy], [hv]
         storage = getattr(ys[0].array, 'storage_dtype', 'numpy')
-        loss = F.sum(hy * hy) + F.sum(cy) + sum(
+        loss = F.sum(hy * hy) + F.sum(states[-1]) + sum(
             F.sum(y * y * 0.5 + y) for y in ys)
         loss.backward()
-    outs = [hy.array, cy.array] + [y.array for y in ys]
-    grads = [hv.grad, cv.grad] + [v.grad for v in xv] + \
+    outs = [v.array for v in states] + [y.array for y in ys]
+    grads = [v.grad for v in state_vars] + [v.grad for v in xv] + \
         [w.grad for l in wv for w in l] + [b.grad for l in bv for b in l]
     return ([numpy.asarray(o) for o in outs],
             [numpy.asarray(g) for g in grads], storage)
 
 
-LSTM_OPTIONS = [(False, 0.0, False), (True, 0.0, False), (False, 0.3, False),
-                (True, 0.3, True), (False, 0.0, True)]
+RNN_OPTIONS = [(False, 0.0, False), (True, 0.0, False), (False, 0.3, False),
+               (True, 0.3, True), (False, 0.0, True)]
 
 
 @needs_bf16
-@pytest.mark.parametrize('bi,dropout,on_device', LSTM_OPTIONS)
-def test_lstm_layers_match_reference(bi, dropout, on_device):
-    data = _lstm_data(bi)
-    oa, ga, storage = _lstm_run('always', data, bi, dropout,
-                                on_device=on_device)
-    on, gn, _ = _lstm_run('never', data, bi, dropout)
+@pytest.mark.parametrize('cell', ['lstm', 'gru'])
+@pytest.mark.parametrize('bi,dropout,on_device', RNN_OPTIONS)
+def test_rnn_layers_match_reference(cell, bi, dropout, on_device):
+    data = _rnn_data(cell, bi)
+    oa, ga, storage = _rnn_run('always', data, bi, dropout,
+                               on_device=on_device)
+    on, gn, _ = _rnn_run('never', data, bi, dropout)
     # the layer's output stays bf16 on the device (the next op reads it)
     assert storage == ('bfloat16' if on_device else 'numpy')
     for i, (a, b) in enumerate(zip(oa, on)):
@@ -716,27 +729,30 @@ def test_lstm_layers_match_reference(bi, dropout, on_device):
 
 
 @needs_bf16
-def test_lstm_layers_at_benchmark_size_match_reference():
+@pytest.mark.parametrize('cell', ['lstm', 'gru'])
+def test_rnn_layers_at_benchmark_size_match_reference(cell):
     # several steps' GEMMs on AMX-sized operands, batch parts on 2 threads
-    data = _lstm_data(False, n_layers=1, in_size=96, units=64,
-                      lens=[12] * 40 + [7] * 30, seed=3)
-    oa, ga, _ = _lstm_run('always', data, False)
-    on, gn, _ = _lstm_run('never', data, False)
+    data = _rnn_data(cell, False, n_layers=1, in_size=96, units=64,
+                     lens=[12] * 40 + [7] * 30, seed=3)
+    oa, ga, _ = _rnn_run('always', data, False)
+    on, gn, _ = _rnn_run('never', data, False)
     for i, (a, b) in enumerate(zip(oa, on)):
         _close(a, b, 4, 'output {}'.format(i))
     for i, (a, b) in enumerate(zip(ga, gn)):
         _close(a, b, 8, 'gradient {}'.format(i))
 
 
-def test_lstm_reference_rounds_h_and_keeps_the_cell_float32():
-    data = _lstm_data(False)
-    o_bf, g_bf, _ = _lstm_run('never', data, False)
-    o32, g32, _ = _lstm_run('never', data, False, dtype=numpy.float32)
-    hy, cy, ys = o_bf[0], o_bf[1], o_bf[2:]
-    # every h that a step computed is a bf16 value; c is not rounded
-    for y in ys:
+@pytest.mark.parametrize('cell', ['lstm', 'gru'])
+def test_rnn_reference_rounds_h_only(cell):
+    data = _rnn_data(cell, False)
+    o_bf, g_bf, _ = _rnn_run('never', data, False)
+    o32, g32, _ = _rnn_run('never', data, False, dtype=numpy.float32)
+    n_states = 2 if cell == 'lstm' else 1
+    # every h that a step computed is a bf16 value; the LSTM's c is not
+    for y in o_bf[n_states:]:
         numpy.testing.assert_array_equal(y, ref_round(y))
-    assert (cy != ref_round(cy)).any()
+    if cell == 'lstm':
+        assert (o_bf[1] != ref_round(o_bf[1])).any()
     # and the mode differs from float32 by about bf16's precision
     err = max(numpy.abs(a - b).max() / numpy.abs(b).max()
               for a, b in zip(o_bf, o32))
@@ -746,17 +762,18 @@ def test_lstm_reference_rounds_h_and_keeps_the_cell_float32():
     assert 2.0 ** -12 < gerr < 2.0 ** -3
 
 
+@pytest.mark.parametrize('cell', ['lstm', 'gru'])
 @pytest.mark.parametrize('bi', [False, True])
-def test_lstm_reference_without_rounding_is_the_float32_stack(
-        bi, monkeypatch):
+def test_rnn_reference_without_rounding_is_the_float32_stack(
+        cell, bi, monkeypatch):
     # The reference's hand-written backward, checked against autograd of
     # the composite float32 stack (itself gradient-checked numerically):
     # with rounding off the two compute the same function.
-    data = _lstm_data(bi)
+    data = _rnn_data(cell, bi)
     monkeypatch.setattr(_bf16, 'round_array', lambda x: x)
-    o_ref, g_ref, _ = _lstm_run('never', data, bi, dropout=0.25)
-    o32, g32, _ = _lstm_run('never', data, bi, dropout=0.25,
-                            dtype=numpy.float32)
+    o_ref, g_ref, _ = _rnn_run('never', data, bi, dropout=0.25)
+    o32, g32, _ = _rnn_run('never', data, bi, dropout=0.25,
+                           dtype=numpy.float32)
     for a, b in zip(o_ref, o32):
         numpy.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
     for a, b in zip(g_ref, g32):
@@ -764,20 +781,20 @@ def test_lstm_reference_without_rounding_is_the_float32_stack(
 
 
 @needs_bf16
+@pytest.mark.parametrize('cell', ['lstm', 'gru'])
 @pytest.mark.parametrize('values', ['nan', 'inf', 'huge'])
-def test_lstm_special_values_match(values):
-    xs, hx, cx, ws, bs = _lstm_data(False)
-    xs[1][2, 3] = {'nan': numpy.nan, 'inf': numpy.inf,
-                   'huge': 3.0e38}[values]
-    data = (xs, hx, cx, ws, bs)
-    oa, _, _ = _lstm_run('always', data, False)
-    on, _, _ = _lstm_run('never', data, False)
+def test_rnn_special_values_match(cell, values):
+    data = _rnn_data(cell, False)
+    data[1][1][2, 3] = {'nan': numpy.nan, 'inf': numpy.inf,
+                        'huge': 3.0e38}[values]
+    oa, _, _ = _rnn_run('always', data, False)
+    on, _, _ = _rnn_run('never', data, False)
     for i, (a, b) in enumerate(zip(oa, on)):
         _close(a, b, 2, 'output {} with {}'.format(i, values))
 
 
 def test_lstm_double_backprop_in_the_mode_says_why():
-    xs, hx, cx, ws, bs = _lstm_data(False, n_layers=1)
+    _, xs, hx, cx, ws, bs = _rnn_data('lstm', False, n_layers=1)
     with cpuframe.using_config('dtype', cpuframe.mixed_bf16):
         hv = cpuframe.Variable(hx)
         hy, _, _ = F.n_step_lstm(1, 0.0, hv, cpuframe.Variable(cx), ws, bs,
@@ -887,21 +904,21 @@ def test_linear_used_at_every_step_accumulates_its_gradient():
 
 
 @needs_native
-def test_gru_computes_float32_in_the_mode():
-    # No bf16 GRU route yet: both routes compute it in float32.
+def test_vanilla_rnn_computes_float32_in_the_mode():
+    # No bf16 route for n_step_rnn: both routes compute it in float32.
     rng = numpy.random.RandomState(0)
     xs = [rng.standard_normal((n, 6)).astype(numpy.float32)
           for n in (4, 3, 1)]
-    gru = L.NStepGRU(1, 6, 5, 0.0)
+    rnn = L.NStepRNNTanh(1, 6, 5, 0.0)
     outs = {}
     for route in ('always', 'never'):
         with cpuframe.using_config('dtype', cpuframe.mixed_bf16), \
                 cpuframe.using_config('use_ideep', route):
-            hy, ys = gru(None, xs)
+            hy, ys = rnn(None, xs)
         outs[route] = [numpy.asarray(hy.array)] + [
             numpy.asarray(y.array) for y in ys]
     with cpuframe.using_config('use_ideep', 'never'):
-        hy, ys = gru(None, xs)
+        hy, ys = rnn(None, xs)
     f32 = [hy.array] + [y.array for y in ys]
     for a, b, c in zip(outs['always'], outs['never'], f32):
         numpy.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-6)

@@ -30,6 +30,12 @@ struct SimdKernels {
     // of c_{t-1}; dg: the pre-activation gradients.
     void (*lstm_row_backward)(const float* g, const float* c, const float* cp, const float* dh,
                               const float* gy, float* dc, float* dg, std::int64_t N);
+    // One row of the GRU forward gate pass (linear before reset): g (3N
+    // pre-activations of the input side, bias included: u, r, o) becomes the
+    // activated gates given hw (3N, the hidden side) and bhn (N, the hidden
+    // bias of o); hn = hw_o + bhn, hnew = u * h + (1 - u) * o.
+    void (*gru_row_forward)(float* g, const float* hw, const float* bhn, const float* h,
+                            float* hn, float* hnew, std::int64_t N);
     // Whether every one of the n floats at p lies in [low, high] (a NaN
     // never does); stops at the first block holding one that does not.
     bool (*all_within)(const float* p, std::int64_t n, float low, float high);

@@ -137,6 +137,22 @@ void lstm_row_backward(const float* g, const float* c, const float* cp, const fl
     });
 }
 
+void gru_row_forward(float* g, const float* hw, const float* bhn, const float* h, float* hn,
+                     float* hnew, i64 N) {
+    const Vec one = vset1(1.0f);
+    for_vectors(N, [&](i64 k, i64 lanes) {
+        const Vec u = vsigmoid(ld(g + k, lanes) + ld(hw + k, lanes));
+        const Vec r = vsigmoid(ld(g + N + k, lanes) + ld(hw + N + k, lanes));
+        const Vec n = ld(hw + 2 * N + k, lanes) + ld(bhn + k, lanes);
+        const Vec o = vtanh(ld(g + 2 * N + k, lanes) + r * n);
+        st(g + k, u, lanes);
+        st(g + N + k, r, lanes);
+        st(g + 2 * N + k, o, lanes);
+        st(hn + k, n, lanes);
+        st(hnew + k, u * ld(h + k, lanes) + (one - u) * o, lanes);
+    });
+}
+
 bool all_within(const float* p, i64 n, float low, float high) {
     const Vec lo = vset1(low), hi = vset1(high);
     constexpr i64 kBlock = 8 * Vec::width;  // a few cache lines between the exits
@@ -153,7 +169,7 @@ bool all_within(const float* p, i64 n, float low, float high) {
 }
 
 constexpr cpuframe::SimdKernels kTable = {row_max, row_sum_exp, row_grad, lstm_row_forward,
-                                          lstm_row_backward, all_within};
+                                          lstm_row_backward, gru_row_forward, all_within};
 
 }  // namespace
 

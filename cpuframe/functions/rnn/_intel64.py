@@ -29,10 +29,10 @@ Dropout between layers draws its masks exactly as the NumPy path does (same
 calls to ``numpy.random`` in the same order: layer by layer, a fresh mask per
 direction), so a seeded run sees the same masks on both paths.
 
-In the mixed_bf16 mode an LSTM stack always runs as this node: on oneDNN
-with bf16 GEMMs (``rnn_forward(..., bf16=True)``), else on its NumPy
-reference of the same rounding (``_lstm_bf16.py``), both forward and
-backward. GRU and vanilla RNN layers compute in float32 in the mode.
+In the mixed_bf16 mode an LSTM or GRU stack always runs as this node:
+natively with bf16 GEMMs (``rnn_forward(..., bf16=True)``), else on its
+NumPy reference of the same rounding (``_rnn_bf16.py``), both forward and
+backward. Vanilla RNN layers compute in float32 in the mode.
 """
 import numpy
 
@@ -45,6 +45,9 @@ from cpuframe.variable import as_variable
 # Inputs (and weights) of larger magnitude take the NumPy path: see
 # NStepRNN.intel64_supports.
 _INPUT_BOUND = 1e30
+
+# The cells with a mixed_bf16 route (and NumPy reference).
+_MIXED_KINDS = ('lstm', 'gru')
 
 # For each cell: Chainer's matrix index of oneDNN's gates, input side and
 # hidden side.
@@ -91,6 +94,8 @@ def _stack_numpy(kind, w, b):
     gx, gh = _GATES[kind]
     wl = numpy.concatenate([w[j] for j in gx], axis=0)
     wi = numpy.concatenate([w[j] for j in gh], axis=0)
+    if kind == 'gru':
+        return wl, wi, numpy.stack([b[1] + b[4], b[0] + b[3], b[2], b[5]])
     bias = numpy.concatenate([b[i] + b[h] for i, h in zip(gx, gh)])
     return wl, wi, bias
 
@@ -100,10 +105,13 @@ def _unstack_numpy(kind, gwl, gwi, gb, n_units):
     gx, gh = _GATES[kind]
     n = len(gx) + len(gh)
     gws, gbs = [None] * n, [None] * n
+    gb = gb.reshape(-1, n_units)
     for g, (i, h) in enumerate(zip(gx, gh)):
         rows = slice(g * n_units, (g + 1) * n_units)
         gws[i], gws[h] = gwl[rows], gwi[rows]
-        gbs[i], gbs[h] = gb[rows], gb[rows].copy()
+        gbs[i], gbs[h] = gb[g], gb[g].copy()
+    if kind == 'gru':
+        gbs[5] = gb[3]  # the hidden bias of h~ has a row of its own
     return gws, gbs
 
 
@@ -173,8 +181,8 @@ class NStepRNN(FunctionNode):
         self.training = True
         self.on_device = False
         self.layers = None
-        # mixed_bf16 LSTM: bf16 GEMMs on oneDNN, or the NumPy reference
-        self.mixed = kind == 'lstm' and _bf16.active()
+        # mixed_bf16 LSTM / GRU: bf16 GEMMs, or the NumPy reference
+        self.mixed = kind in _MIXED_KINDS and _bf16.active()
         self.reference = False  # forward ran on the NumPy reference
 
     @property
@@ -204,19 +212,21 @@ class NStepRNN(FunctionNode):
             raise RuntimeError(
                 '{}: the oneDNN node ran without its route; n_step_impl '
                 'applies it only when FunctionNode.choose_intel64 chose it '
-                '(or for an LSTM in the mixed_bf16 mode)'.format(self.label))
+                '(or for an LSTM or GRU in the mixed_bf16 mode)'.format(
+                    self.label))
         return self._forward_reference(inputs)
 
     def _forward_reference(self, inputs):
-        """The mixed_bf16 LSTM stack on its NumPy reference (_lstm_bf16)."""
-        from cpuframe.functions.rnn import _lstm_bf16
+        """The mixed_bf16 stack on its NumPy reference (_rnn_bf16)."""
+        from cpuframe.functions.rnn import _rnn_bf16
         self.reference = True
         hx, cx, ws, bs, xs = self._split_inputs(list(inputs))
         nw, n_dirs = self.n_weights, self.n_dirs
         x = numpy.concatenate(xs, axis=0) if len(xs) > 1 else xs[0]
         ratio = self.dropout_ratio
         dropout = ratio > 0.0 and bool(config.train)
-        hy, cy = numpy.empty_like(hx), numpy.empty_like(cx)
+        hy = numpy.empty_like(hx)
+        cy = numpy.empty_like(cx) if self.has_cell else None
         layers = []
         for layer in range(self.n_layers):
             ys, saved, masks = [], [], []
@@ -227,9 +237,15 @@ class NStepRNN(FunctionNode):
                 wl, wi, bias = _stack_numpy(
                     self.kind, ws[idx * nw:(idx + 1) * nw],
                     bs[idx * nw:(idx + 1) * nw])
-                y, hy[idx], cy[idx], keep = _lstm_bf16.layer_forward(
-                    x if mask is None else x * mask, hx[idx], cx[idx], wl,
-                    wi, bias, self.batches, reverse=d == 1)
+                x_in = x if mask is None else x * mask
+                if self.has_cell:
+                    y, hy[idx], cy[idx], keep = _rnn_bf16.lstm_forward(
+                        x_in, hx[idx], cx[idx], wl, wi, bias, self.batches,
+                        reverse=d == 1)
+                else:
+                    y, hy[idx], keep = _rnn_bf16.gru_forward(
+                        x_in, hx[idx], wl, wi, bias, self.batches,
+                        reverse=d == 1)
                 ys.append(y)
                 saved.append(keep)
                 masks.append(mask)
@@ -238,7 +254,7 @@ class NStepRNN(FunctionNode):
         self.layers = layers if self.training else None
         points = numpy.cumsum(self.batches[:-1])
         ys = numpy.split(x, points, axis=0) if len(points) else [x]
-        return tuple([hy, cy] + list(ys))
+        return tuple([hy] + ([cy] if self.has_cell else []) + list(ys))
 
     def _split_inputs(self, arrays):
         n_sets = self.n_layers * self.n_dirs
@@ -391,8 +407,8 @@ class NStepRNNGrad(FunctionNode):
         return self._forward_native(inputs)
 
     def _forward_reference(self, inputs):
-        """The gradients of the mixed_bf16 LSTM's NumPy reference."""
-        from cpuframe.functions.rnn import _lstm_bf16
+        """The gradients of the mixed_bf16 stack's NumPy reference."""
+        from cpuframe.functions.rnn import _rnn_bf16
         fwd = self.fwd
         if fwd.layers is None:
             raise RuntimeError(
@@ -400,21 +416,30 @@ class NStepRNNGrad(FunctionNode):
                 'without a graph)'.format(fwd.label))
         inputs = [intel64.to_numpy(a) for a in inputs]
         n_dirs, nw = fwd.n_dirs, fwd.n_weights
-        ghy, gcy, gys = inputs[0], inputs[1], inputs[2:]
+        cell = fwd.has_cell
+        ghy, gys = inputs[0], inputs[2 if cell else 1:]
+        gcy = inputs[1] if cell else None
         n_units = ghy.shape[2]
         gy = numpy.concatenate(gys, axis=0) if len(gys) > 1 else gys[0]
         n_sets = fwd.n_layers * n_dirs
         gws, gbs = [None] * (n_sets * nw), [None] * (n_sets * nw)
-        ghx, gcx = numpy.empty_like(ghy), numpy.empty_like(gcy)
+        ghx = numpy.empty_like(ghy)
+        gcx = numpy.empty_like(gcy) if cell else None
         for layer in range(fwd.n_layers - 1, -1, -1):
             saved, masks = fwd.layers[layer]
             gx = None
             for d in range(n_dirs):
                 idx = layer * n_dirs + d
-                gx_d, ghx[idx], gcx[idx], gwl, gwi, gb = \
-                    _lstm_bf16.layer_backward(
-                        saved[d], gy[:, d * n_units:(d + 1) * n_units],
-                        ghy[idx], gcy[idx], fwd.batches, reverse=d == 1)
+                gy_d = gy[:, d * n_units:(d + 1) * n_units]
+                if cell:
+                    gx_d, ghx[idx], gcx[idx], gwl, gwi, gb = \
+                        _rnn_bf16.lstm_backward(
+                            saved[d], gy_d, ghy[idx], gcy[idx], fwd.batches,
+                            reverse=d == 1)
+                else:
+                    gx_d, ghx[idx], gwl, gwi, gb = _rnn_bf16.gru_backward(
+                        saved[d], gy_d, ghy[idx], fwd.batches,
+                        reverse=d == 1)
                 if masks[d] is not None:
                     gx_d *= masks[d]
                 gx = gx_d if gx is None else gx + gx_d
@@ -427,7 +452,7 @@ class NStepRNNGrad(FunctionNode):
         if self.need_gx:
             points = numpy.cumsum(fwd.batches[:-1])
             gxs = numpy.split(gy, points, axis=0) if len(points) else [gy]
-        return tuple([ghx, gcx] + gws + gbs + gxs)
+        return tuple([ghx] + ([gcx] if cell else []) + gws + gbs + gxs)
 
     def _forward_native(self, inputs):
         fwd = self.fwd
