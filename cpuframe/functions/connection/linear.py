@@ -132,6 +132,9 @@ def _accumulate_weight_grad(retained, gy, acc):
     arrays = (x.array, gy.array)
     if node._function_hooks() or not node.choose_intel64(arrays):
         return False
+    if _bf16.active():
+        # as LinearGradWeight's route reads them in the mode: bf16
+        arrays = _bf16.to_bf16_inputs(node, arrays)
     intel64.native().linear_backward_weights(*arrays, False, w_like, acc)
     return True
 
