@@ -142,11 +142,6 @@ public:
     // while nothing writes it (same condition as converted_for); empty when
     // not known.
     std::optional<bool> known_within(float low, float high, std::uint64_t version) const;
-    // mixed_bf16, a Linear weight used several times a step (an RNN's
-    // decoder): its gradient comes plain from one GEMM that adds into the
-    // sum so far, and the weight stays plain (linear_backward_weights).
-    bool plain_gradient() const { return plain_gradient_.load(std::memory_order_relaxed); }
-    void set_plain_gradient(bool on) { plain_gradient_.store(on, std::memory_order_relaxed); }
     void remember_within(float low, float high, std::uint64_t version, bool result);
     // A new C-contiguous float32 ndarray in the logical shape (a bfloat16
     // tensor converts exactly).
@@ -168,7 +163,6 @@ private:
     memory mem_;
     bool allocated_ = false;  // the buffer came from empty() (the pool)
     std::atomic<std::uint64_t> version_{0};
-    std::atomic<bool> plain_gradient_{false};
     std::mutex converted_mutex_;  // guards converted_
     struct Converted {
         TensorPtr copy;

@@ -141,10 +141,6 @@ Create one with Tensor.from_numpy(a); read it back with to_numpy().
             py::arg("src"),
             "Writes src (a Tensor or float32 ndarray of the same shape) into this "
             "tensor's buffer, converting to its layout and storage type.")
-        .def_property("plain_gradient", &Tensor::plain_gradient, &Tensor::set_plain_gradient,
-                      "mixed_bf16: this weight is used several times a step (an RNN's "
-                      "decoder), so its gradient comes plain and is accumulated in place, and "
-                      "the weight stays plain (set by the Linear backward when it sees that).")
         .def("touch", &Tensor::touch,
              "Marks the buffer as written, as every write path of ours does (a kept "
              "bf16 copy of it is made again on next use).")

@@ -110,20 +110,10 @@ class LinearFunction(FunctionNode):
 def _accumulate_weight_grad(retained, gy, acc):
     """Add ``gy^T x`` into ``acc`` in place (True) where the intel64 route
     of LinearGradWeight would compute it and ``acc`` is a plain mdarray."""
-    if acc is None or not intel64.is_native_array(acc):
+    if acc is None or not intel64.is_native_array(acc) or not acc.is_plain:
         return False
     x, W = retained
     w = W.array
-    if not acc.is_plain and _bf16.active() and intel64.is_native_array(w) and \
-            acc.same_layout(w) and acc.shape == w.shape:
-        # mixed_bf16: the weight adopted its gradient's blocked layout, and
-        # it turns out to be used several times a step: from now on both
-        # stay plain and each step's gradient is added by its GEMM.
-        w.plain_gradient = True
-        w.reorder_inplace('ab')
-        acc.reorder_inplace('ab')
-    if not acc.is_plain:
-        return False
     if acc.shape != w.shape or acc.dtype != numpy.float32 or (
             intel64.is_native_array(w) and not w.is_plain):
         return False
