@@ -36,9 +36,7 @@ struct GruDir {
     TensorPtr hy;                      // (B, N)
 };
 
-struct GruLayer {
-    i64 D = 1, C = 0, N = 0, B = 0, R = 0;
-    std::vector<i64> batches, offsets;
+struct GruLayer : PackedSteps {
     TensorPtr y;                       // (R, D * N) bf16
     std::vector<GruDir> dirs;
 };

@@ -271,6 +271,31 @@ TensorPtr plain_bf16(const char* fn, const char* arg, const py::object& obj) {
     return in_layout(t, plain_desc(to_dims(t->shape()), memory::data_type::bf16));
 }
 
+// The step's arrays: plain float32 ones; with bf16, x and h plain bf16 and
+// the weights as they are (their kept bf16 copies). h and W_lat may be None.
+struct StepInputs {
+    TensorPtr c, x, w_up, h, w_lat;
+};
+
+StepInputs step_inputs(const char* fn, const py::object& c_obj, const py::object& x_obj,
+                       const py::object& w_up_obj, const py::object& h_obj,
+                       const py::object& w_lat_obj, bool bf16) {
+    auto activation = [&](const char* arg, const py::object& obj) {
+        return obj.is_none() ? nullptr
+               : bf16        ? plain_bf16(fn, arg, obj)
+                             : optional_plain(fn, arg, obj);
+    };
+    auto weight = [&](const char* arg, const py::object& obj) {
+        return obj.is_none() ? nullptr : bf16 ? as_tensor(fn, arg, obj) : optional_plain(fn, arg, obj);
+    };
+    StepInputs in{optional_plain(fn, "c_prev", c_obj), activation("x", x_obj),
+                  weight("W_up", w_up_obj), activation("h", h_obj), weight("W_lat", w_lat_obj)};
+    if (!in.c || !in.x || !in.w_up || (in.h && !in.w_lat)) {
+        throw py::value_error(std::string(fn) + ": expected c_prev, x, W_up (and W_lat with h)");
+    }
+    return in;
+}
+
 void round_in_place(float* p, i64 n) {
     for (i64 k = 0; k < n; ++k) p[k] = from_bf16(to_bf16(p[k]));
 }
@@ -279,20 +304,9 @@ py::tuple lstm_step_forward(const py::object& c_obj, const py::object& x_obj,
                             const py::object& w_up_obj, const py::object& b_up_obj,
                             const py::object& h_obj, const py::object& w_lat_obj, bool bf16) {
     constexpr const char* fn = "lstm_step_forward";
-    TensorPtr c = optional_plain(fn, "c_prev", c_obj);
-    TensorPtr x = bf16 ? plain_bf16(fn, "x", x_obj) : optional_plain(fn, "x", x_obj);
-    // bf16: the weights as they are (their kept bf16 copies)
-    TensorPtr w_up = bf16 ? as_tensor(fn, "W_up", w_up_obj) : optional_plain(fn, "W_up", w_up_obj);
+    const StepInputs in = step_inputs(fn, c_obj, x_obj, w_up_obj, h_obj, w_lat_obj, bf16);
+    const TensorPtr &c = in.c, &x = in.x, &w_up = in.w_up, &h = in.h, &w_lat = in.w_lat;
     TensorPtr b_up = optional_plain(fn, "b_up", b_up_obj);
-    TensorPtr h = h_obj.is_none() ? nullptr
-                  : bf16         ? plain_bf16(fn, "h", h_obj)
-                                 : optional_plain(fn, "h", h_obj);
-    TensorPtr w_lat = w_lat_obj.is_none() ? nullptr
-                      : bf16 ? as_tensor(fn, "W_lat", w_lat_obj)
-                             : optional_plain(fn, "W_lat", w_lat_obj);
-    if (!c || !x || !w_up || (h && !w_lat)) {
-        throw py::value_error(std::string(fn) + ": expected c_prev, x, W_up (and W_lat with h)");
-    }
     const StepShapes s = step_shapes(fn, c, x, w_up, b_up, h, w_lat);
     const i64 G = 4 * s.N;
     TensorPtr gates = new_plain({s.Bx, G});
@@ -333,18 +347,8 @@ py::tuple lstm_step_backward(const py::object& c_obj, const py::object& x_obj,
                              const py::object& gw_up_acc_obj, const py::object& gb_acc_obj,
                              const py::object& gw_lat_acc_obj, bool bf16) {
     constexpr const char* fn = "lstm_step_backward";
-    TensorPtr c = optional_plain(fn, "c_prev", c_obj);
-    TensorPtr x = bf16 ? plain_bf16(fn, "x", x_obj) : optional_plain(fn, "x", x_obj);
-    TensorPtr w_up = bf16 ? as_tensor(fn, "W_up", w_up_obj) : optional_plain(fn, "W_up", w_up_obj);
-    TensorPtr h = h_obj.is_none() ? nullptr
-                  : bf16         ? plain_bf16(fn, "h", h_obj)
-                                 : optional_plain(fn, "h", h_obj);
-    TensorPtr w_lat = w_lat_obj.is_none() ? nullptr
-                      : bf16 ? as_tensor(fn, "W_lat", w_lat_obj)
-                             : optional_plain(fn, "W_lat", w_lat_obj);
-    if (!c || !x || !w_up || (h && !w_lat)) {
-        throw py::value_error(std::string(fn) + ": expected c_prev, x, W_up (and W_lat with h)");
-    }
+    const StepInputs in = step_inputs(fn, c_obj, x_obj, w_up_obj, h_obj, w_lat_obj, bf16);
+    const TensorPtr &c = in.c, &x = in.x, &w_up = in.w_up, &h = in.h, &w_lat = in.w_lat;
     const StepShapes s = step_shapes(fn, c, x, w_up, nullptr, h, w_lat);
     const i64 G = 4 * s.N;
     TensorPtr gates = plain_input(fn, "gates", gates_obj, {s.Bx, G});

@@ -58,10 +58,8 @@ constexpr i64 kLstmMinPartRows = 32;
 // step's rows, so the parts of a direction run their recurrences side by side
 // without copies. Each (direction, part) is a single-threaded stream; the
 // large GEMMs over all steps run on the whole team.
-struct LstmLayer {
-    i64 D = 1, C = 0, N = 0, B = 0, R = 0;
+struct LstmLayer : PackedSteps {
     bool bf16 = false;                  // mixed_bf16: see the top of this file
-    std::vector<i64> batches, offsets;  // rows of step t, first packed row of step t
     std::vector<i64> bounds;            // P + 1 sequence boundaries
     TensorPtr y;                        // (R, D * N), bf16 in mixed_bf16
     std::vector<LstmDir> dirs;

@@ -219,18 +219,8 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
     };
     if (cell.kind == CellKind::lstm) {
         auto L = std::make_shared<LstmLayer>();
-        L->D = static_cast<i64>(D);
-        L->C = C;
-        L->N = N;
-        L->B = B;
-        L->R = R;
+        L->set_steps(static_cast<i64>(D), C, N, B, R, batches);
         L->bf16 = bf16;
-        L->batches = batches;
-        i64 row = 0;
-        for (i64 b : batches) {
-            L->offsets.push_back(row);
-            row += b;
-        }
         // parts per direction: the threads left over by the directions, at
         // least kLstmMinPartRows sequences a part (a step's GEMM of fewer rows
         // on one thread loses to the whole team on all rows: ptb_lstm, batch
@@ -301,17 +291,7 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
     }
     if (bf16) {  // a GRU layer (the LSTM returned above)
         auto L = std::make_shared<GruLayer>();
-        L->D = static_cast<i64>(D);
-        L->C = C;
-        L->N = N;
-        L->B = B;
-        L->R = R;
-        L->batches = batches;
-        i64 row = 0;
-        for (i64 b : batches) {
-            L->offsets.push_back(row);
-            row += b;
-        }
+        L->set_steps(static_cast<i64>(D), C, N, B, R, batches);
         L->y = y;
         L->dirs.resize(D);
         for (std::size_t d = 0; d < D; ++d) {

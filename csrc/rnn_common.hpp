@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
 #include <pybind11/pybind11.h>
@@ -48,6 +49,29 @@ inline TensorPtr plain_input(const char* fn, const char* arg, const py::handle& 
     }
     return in_layout(t, plain_desc(to_dims(shape)));
 }
+
+// The packed steps of a layer of our own kernels (LstmLayer, GruLayer): D
+// directions, input size C, N units, B state rows, R packed rows; the rows
+// of step t and its first packed row.
+struct PackedSteps {
+    i64 D = 1, C = 0, N = 0, B = 0, R = 0;
+    std::vector<i64> batches, offsets;
+
+    void set_steps(i64 d, i64 c, i64 n, i64 b, i64 r, const std::vector<i64>& steps) {
+        D = d;
+        C = c;
+        N = n;
+        B = b;
+        R = r;
+        batches = steps;
+        offsets.clear();
+        i64 row = 0;
+        for (i64 rows : steps) {
+            offsets.push_back(row);
+            row += rows;
+        }
+    }
+};
 
 // Multiply-adds of one step below which a layer runs on one thread (see
 // ThreadLimit in threads.hpp).

@@ -806,6 +806,21 @@ def test_lstm_double_backprop_in_the_mode_says_why():
         assert numpy.isfinite(g.array).all()
 
 
+def _link_on(route, make, seed=0):
+    """A link made with numpy's seed set, on the device for 'always'."""
+    numpy.random.seed(seed)
+    link = make()
+    if route == 'always':
+        link.to_intel64()
+    return link
+
+
+def _in_mode(route):
+    """The mixed_bf16 mode on one route."""
+    return cpuframe.using_config('dtype', cpuframe.mixed_bf16), \
+        cpuframe.using_config('use_ideep', route)
+
+
 def _llstm_run(route, steps, batches, seed=0, lateral_donation=True):
     """Two stacked L.LSTM over a few steps (batch shrinking as with
     variable lengths) in the mode: outputs, c, and the parameters'
@@ -853,15 +868,12 @@ def test_fused_lstm_step_sees_weight_updates():
     x = rng.standard_normal((4, 12)).astype(numpy.float32)
     outs = {}
     for route in ('always', 'never'):
-        numpy.random.seed(0)
-        link = L.LSTM(12, 16)
-        if route == 'always':
-            link.to_intel64()
+        link = _link_on(route, lambda: L.LSTM(12, 16))
         opt = cpuframe.optimizers.SGD(lr=0.5)
         opt.setup(link)
         got = []
-        with cpuframe.using_config('dtype', cpuframe.mixed_bf16), \
-                cpuframe.using_config('use_ideep', route):
+        dtype, use_ideep = _in_mode(route)
+        with dtype, use_ideep:
             for _ in range(3):
                 link.reset_state()
                 link.cleargrads()
@@ -886,13 +898,10 @@ def test_linear_used_at_every_step_accumulates_its_gradient():
           for _ in range(4)]
     grads = {}
     for route in ('always', 'never'):
-        numpy.random.seed(0)
-        dec = L.Linear(24, 40)
-        if route == 'always':
-            dec.to_intel64()
+        dec = _link_on(route, lambda: L.Linear(24, 40))
         dec.cleargrads()
-        with cpuframe.using_config('dtype', cpuframe.mixed_bf16), \
-                cpuframe.using_config('use_ideep', route):
+        dtype, use_ideep = _in_mode(route)
+        with dtype, use_ideep:
             loss = sum(F.sum(dec(F.tanh(h)) ** 2) for h in hs)
             loss.backward()
         if route == 'always':

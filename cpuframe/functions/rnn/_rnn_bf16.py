@@ -40,6 +40,17 @@ def _steps(batches, reverse):
     return [(int(offsets[t]), int(batches[t])) for t in order]
 
 
+def _input_side(x, wl, wi, bias, n):
+    """The rounded GEMM operands, the input projection of all steps, a
+    buffer like it (the gates) and four (R, n) buffers (y and what the
+    backward keeps)."""
+    rnd = _bf16.round_array
+    xr, wlr, wir = rnd(x), rnd(wl), rnd(wi)
+    pre = xr @ wlr.T + bias
+    rows = [numpy.empty((x.shape[0], n), numpy.float32) for _ in range(4)]
+    return (xr, wlr, wir, pre, numpy.empty_like(pre)), rows
+
+
 def lstm_forward(x, hx, cx, wl, wi, bias, batches, reverse=False):
     """One direction of one layer over packed steps.
 
@@ -49,14 +60,9 @@ def lstm_forward(x, hx, cx, wl, wi, bias, batches, reverse=False):
     """
     rnd = _bf16.round_array
     n = hx.shape[1]
-    xr, wlr, wir = rnd(x), rnd(wl), rnd(wi)
-    pre = xr @ wlr.T + bias
+    (xr, wlr, wir, pre, gates), (y, cs, hprev, cprev) = _input_side(
+        x, wl, wi, bias, n)
     h, c = hx.copy(), cx.copy()
-    y = numpy.empty((x.shape[0], n), numpy.float32)
-    gates = numpy.empty_like(pre)
-    cs = numpy.empty_like(y)
-    hprev = numpy.empty_like(y)
-    cprev = numpy.empty_like(y)
     for r, b in _steps(batches, reverse):
         rows = slice(r, r + b)
         hp = rnd(h[:b])
@@ -110,14 +116,9 @@ def gru_forward(x, hx, wl, wi, bias, batches, reverse=False):
     bias (4, N). Returns ``(y, hy, saved)``."""
     rnd = _bf16.round_array
     n = hx.shape[1]
-    xr, wlr, wir = rnd(x), rnd(wl), rnd(wi)
-    pre = xr @ wlr.T + bias[:3].reshape(-1)
+    (xr, wlr, wir, pre, gates), (y, hn_all, hprev, hprev_r) = _input_side(
+        x, wl, wi, bias[:3].reshape(-1), n)
     h = hx.copy()
-    y = numpy.empty((x.shape[0], n), numpy.float32)
-    gates = numpy.empty_like(pre)
-    hn_all = numpy.empty_like(y)
-    hprev = numpy.empty_like(y)
-    hprev_r = numpy.empty_like(y)
     for r, b in _steps(batches, reverse):
         rows = slice(r, r + b)
         hp = rnd(h[:b])
