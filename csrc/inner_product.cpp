@@ -253,12 +253,15 @@ py::tuple linear_backward_weights_into(const char* fn, const TensorPtr& x, const
             if (gb) {
                 float* b = static_cast<float*>(gb->data());
                 std::fill(b, b + out, 0.0f);
-                for (std::int64_t r = 0; r < n; ++r) {
-                    for (std::int64_t j = 0; j < out; ++j) {
-                        b[j] += dt == memory::data_type::bf16
-                                    ? from_bf16(static_cast<const bf16_t*>(gyp->data())[r * out + j])
-                                    : static_cast<const float*>(gyp->data())[r * out + j];
+                auto add_rows = [&](const auto* g, auto value) {
+                    for (std::int64_t r = 0; r < n; ++r) {
+                        for (std::int64_t j = 0; j < out; ++j) b[j] += value(g[r * out + j]);
                     }
+                };
+                if (dt == memory::data_type::bf16) {
+                    add_rows(static_cast<const bf16_t*>(gyp->data()), from_bf16);
+                } else {
+                    add_rows(static_cast<const float*>(gyp->data()), [](float v) { return v; });
                 }
             }
         }

@@ -196,17 +196,7 @@ py::tuple rnn_forward(const std::string& cell_name, bool training,
     };
     std::vector<Inputs> ins(D);
     for (std::size_t d = 0; d < D; ++d) {
-        if (bf16) {
-            // x as bf16 (rounded when it comes as float32)
-            TensorPtr x = as_tensor_any(fn, "x", xs[d]);
-            if (x->shape() != Shape{R, C}) {
-                throw py::value_error(std::string(fn) + ": expected x of shape " +
-                                      shape_str({R, C}) + ", got " + shape_str(x->shape()));
-            }
-            ins[d].x = in_layout(x, plain_desc({R, C}, memory::data_type::bf16));
-        } else {
-            ins[d].x = plain_input(fn, "x", xs[d], {R, C});
-        }
+        ins[d].x = plain_input(fn, "x", xs[d], {R, C}, bf16 ? memory::data_type::bf16 : f32);
         ins[d].hx = plain_input(fn, "hx", hxs[d], {B, N});
         if (cell.has_c) ins[d].cx = plain_input(fn, "cx", cxs[d], {B, N});
         ins[d].wl = plain_input(fn, "w_layer", wls[d], {G * N, C});

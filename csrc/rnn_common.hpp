@@ -39,15 +39,16 @@ inline TensorPtr new_plain(const Shape& shape) {
     return Tensor::empty(plain_desc(to_dims(shape)), shape);
 }
 
-// obj (a Tensor or float32 ndarray) as a dense row-major Tensor of `shape`.
+// obj (a Tensor or float32 ndarray) as a dense row-major Tensor of `shape`,
+// stored as dt (bf16: rounded when it comes as float32).
 inline TensorPtr plain_input(const char* fn, const char* arg, const py::handle& obj,
-                             const Shape& shape) {
-    TensorPtr t = as_tensor(fn, arg, obj);
+                             const Shape& shape, memory::data_type dt = f32) {
+    TensorPtr t = dt == f32 ? as_tensor(fn, arg, obj) : as_tensor_any(fn, arg, obj);
     if (t->shape() != shape) {
         throw py::value_error(std::string(fn) + ": expected " + arg + " of shape " +
                               shape_str(shape) + ", got " + shape_str(t->shape()));
     }
-    return in_layout(t, plain_desc(to_dims(shape)));
+    return in_layout(t, plain_desc(to_dims(shape), dt));
 }
 
 // The packed steps of a layer of our own kernels (LstmLayer, GruLayer): D

@@ -76,10 +76,13 @@ def _as_numpy(a):
     return intel64.to_numpy(a)
 
 
-def _stack(kind, w, b):
-    """Chainer's matrices and biases of one layer and direction, stacked."""
+def _stack(kind, w, b, native=True):
+    """Chainer's matrices and biases of one layer and direction, stacked:
+    the matrices on the native team (or, for the NumPy reference, with
+    NumPy), the biases as (G', N)."""
     gx, gh = _GATES[kind]
-    stack = intel64.native().rnn_stack_rows
+    stack = intel64.native().rnn_stack_rows if native else \
+        (lambda ws: numpy.concatenate(ws, axis=0))
     wl = stack([w[j] for j in gx])
     wi = stack([w[j] for j in gh])
     if kind == 'gru':
@@ -89,42 +92,16 @@ def _stack(kind, w, b):
     return wl, wi, bias
 
 
-def _stack_numpy(kind, w, b):
-    """``_stack`` in NumPy (the NumPy reference of the mixed_bf16 mode)."""
-    gx, gh = _GATES[kind]
-    wl = numpy.concatenate([w[j] for j in gx], axis=0)
-    wi = numpy.concatenate([w[j] for j in gh], axis=0)
-    if kind == 'gru':
-        return wl, wi, numpy.stack([b[1] + b[4], b[0] + b[3], b[2], b[5]])
-    bias = numpy.concatenate([b[i] + b[h] for i, h in zip(gx, gh)])
-    return wl, wi, bias
-
-
-def _unstack_numpy(kind, gwl, gwi, gb, n_units):
-    """``_unstack`` of NumPy gradients (views of their rows)."""
-    gx, gh = _GATES[kind]
-    n = len(gx) + len(gh)
-    gws, gbs = [None] * n, [None] * n
-    gb = gb.reshape(-1, n_units)
-    for g, (i, h) in enumerate(zip(gx, gh)):
-        rows = slice(g * n_units, (g + 1) * n_units)
-        gws[i], gws[h] = gwl[rows], gwi[rows]
-        gbs[i], gbs[h] = gb[g], gb[g].copy()
-    if kind == 'gru':
-        gbs[5] = gb[3]  # the hidden bias of h~ has a row of its own
-    return gws, gbs
-
-
 def _dropout_mask(shape, ratio):
     """As _n_step._dropout draws it: a fresh mask per direction."""
     scale = numpy.float32(1.0 / (1.0 - ratio))
     return (numpy.random.rand(*shape) >= ratio).astype(numpy.float32) * scale
 
 
-def _unstack(kind, gwl, gwi, gb, n_units, on_device):
-    """Gradients of the stacked parameters (native tensors) back to Chainer's
-    ``(gW, gb)``: views of their rows (no copies), ndarrays or, on the
-    device, mdarrays."""
+def _unstack(kind, gwl, gwi, gb, n_units, on_device=False):
+    """Gradients of the stacked parameters (native tensors, or NumPy arrays
+    from the NumPy reference) back to Chainer's ``(gW, gb)``: views of
+    their rows (no copies), ndarrays or, on the device, mdarrays."""
     gx, gh = _GATES[kind]
     n = len(gx) + len(gh)
     if on_device:
@@ -136,7 +113,10 @@ def _unstack(kind, gwl, gwi, gb, n_units, on_device):
         def copy(a):
             return intel64.from_numpy(_view(a))
     else:
-        wl_all, wi_all, bias = _view(gwl), _view(gwi), _view(gb)
+        wl_all, wi_all, bias = (
+            a if isinstance(a, numpy.ndarray) else _view(a)
+            for a in (gwl, gwi, gb))
+        bias = bias.reshape(-1, n_units)
         wl = [wl_all[g * n_units:(g + 1) * n_units] for g in range(len(gx))]
         wi = [wi_all[g * n_units:(g + 1) * n_units] for g in range(len(gh))]
 
@@ -234,14 +214,14 @@ class NStepRNN(FunctionNode):
                 idx = layer * n_dirs + d
                 mask = _dropout_mask(x.shape, ratio) \
                     if layer > 0 and dropout else None
-                wl, wi, bias = _stack_numpy(
+                wl, wi, bias = _stack(
                     self.kind, ws[idx * nw:(idx + 1) * nw],
-                    bs[idx * nw:(idx + 1) * nw])
+                    bs[idx * nw:(idx + 1) * nw], native=False)
                 x_in = x if mask is None else x * mask
                 if self.has_cell:
                     y, hy[idx], cy[idx], keep = _rnn_bf16.lstm_forward(
-                        x_in, hx[idx], cx[idx], wl, wi, bias, self.batches,
-                        reverse=d == 1)
+                        x_in, hx[idx], cx[idx], wl, wi, bias.reshape(-1),
+                        self.batches, reverse=d == 1)
                 else:
                     y, hy[idx], keep = _rnn_bf16.gru_forward(
                         x_in, hx[idx], wl, wi, bias, self.batches,
@@ -443,8 +423,8 @@ class NStepRNNGrad(FunctionNode):
                 if masks[d] is not None:
                     gx_d *= masks[d]
                 gx = gx_d if gx is None else gx + gx_d
-                w_grads, b_grads = _unstack_numpy(fwd.kind, gwl, gwi, gb,
-                                                  n_units)
+                w_grads, b_grads = _unstack(fwd.kind, gwl, gwi, gb,
+                                            n_units)
                 gws[idx * nw:(idx + 1) * nw] = w_grads
                 gbs[idx * nw:(idx + 1) * nw] = b_grads
             gy = gx
