@@ -87,41 +87,64 @@ def _dtype_from_env(name):
 class GlobalConfig:
     """Process-wide configuration values."""
 
+    def __init__(self):
+        # The LocalConfig classes reading through to this object: each keeps
+        # a copy of every value as a class attribute (see LocalConfig).
+        super().__setattr__('_readers', [])
+
+    def __setattr__(self, name, value):
+        _validate(name, value)
+        super().__setattr__(name, value)
+        for reader in self._readers:
+            setattr(reader, name, value)
+
+    def __delattr__(self, name):
+        super().__delattr__(name)
+        for reader in self._readers:
+            if name in vars(reader):
+                delattr(reader, name)
+
+    def show(self, file=None):
+        """Print every key and its value, sorted by key."""
+        file = file or sys.stdout
+        for key in sorted(k for k in vars(self) if k != '_readers'):
+            file.write('{:<24}{}\n'.format(key, getattr(self, key)))
+
+
+class LocalConfig(threading.local):
+    """Thread-local configuration falling back to a global one.
+
+    A value set on this object (``config.train = False``, ``using_config``)
+    is seen by the calling thread only; any other key reads the global
+    configuration's value. Reading a key is one attribute look-up, since
+    every op reads several: each LocalConfig is an instance of a class of
+    its own (made here) whose class attributes mirror the global values
+    (``GlobalConfig.__setattr__`` keeps them current), and as a
+    ``threading.local`` its instance dictionary is the calling thread's.
+    """
+
+    def __new__(cls, global_config):
+        reader = type(cls.__name__, (cls,), {
+            '__module__': cls.__module__, '_global': global_config})
+        for key, value in vars(global_config).items():
+            if key != '_readers':
+                setattr(reader, key, value)
+        global_config._readers.append(reader)
+        return super().__new__(reader, global_config)
+
+    def __init__(self, global_config):
+        # Called again in each thread that first touches the object (as
+        # for every threading.local): there is nothing per thread to set.
+        pass
+
     def __setattr__(self, name, value):
         _validate(name, value)
         super().__setattr__(name, value)
 
     def show(self, file=None):
-        """Print every key and its value, sorted by key."""
-        file = file or sys.stdout
-        for key in sorted(vars(self)):
-            file.write('{:<24}{}\n'.format(key, getattr(self, key)))
-
-
-class LocalConfig:
-    """Thread-local configuration falling back to a global one."""
-
-    def __init__(self, global_config):
-        super().__setattr__('_global', global_config)
-        super().__setattr__('_local', threading.local())
-
-    def __delattr__(self, name):
-        delattr(self._local, name)
-
-    def __getattr__(self, name):
-        local = super().__getattribute__('_local')
-        if name in local.__dict__:
-            return local.__dict__[name]
-        return getattr(super().__getattribute__('_global'), name)
-
-    def __setattr__(self, name, value):
-        _validate(name, value)
-        setattr(self._local, name, value)
-
-    def show(self, file=None):
         """Print every key visible from this thread and its value."""
         file = file or sys.stdout
-        keys = set(vars(self._global)) | set(vars(self._local))
+        keys = (set(vars(self._global)) - {'_readers'}) | set(vars(self))
         for key in sorted(keys):
             file.write('{:<24}{}\n'.format(key, getattr(self, key)))
 
@@ -178,7 +201,7 @@ def using_config(name, value, config=config):
     The previous thread-local value (or its absence) is restored on exit,
     also when the block raises.
     """
-    old = config._local.__dict__.get(name, _MISSING) \
+    old = config.__dict__.get(name, _MISSING) \
         if isinstance(config, LocalConfig) else getattr(config, name, _MISSING)
     setattr(config, name, value)
     try:
