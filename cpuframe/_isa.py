@@ -87,7 +87,9 @@ def configure(module, environ=None) -> None:
     global _source
     limit, why = cap(environ)
     supported = module.kernel_isa_supported()
-    if limit is None or ORDER.index(limit) >= ORDER.index(supported):
+    # A limit at the CPU's own ISA is met exactly: it is still the reason
+    # (an AVX2 CPU asked for avx2); only a limit above it is moot.
+    if limit is None or ORDER.index(limit) > ORDER.index(supported):
         _source = ('the CPU' if limit is None
                    else 'the CPU ({} asks for more)'.format(why))
         return

@@ -15,7 +15,8 @@ from cpuframe import _bf16, _hook_registry, backend, function_hook
 from cpuframe.backends import intel64
 from cpuframe.configuration import config, mixed_bf16, using_config
 from cpuframe.utils import type_check
-from cpuframe.variable import Variable, _backprop, _check_nan, as_variable
+from cpuframe.variable import (Variable, _backprop, _check_nan, as_variable,
+                               backward_state)
 
 
 class FunctionNode:
@@ -137,13 +138,37 @@ class FunctionNode:
         ``inputs`` are Variables or arrays (arrays become constants).
         Returns a tuple of Variables.  The graph is recorded only when
         ``config.enable_backprop`` holds and some input requires a gradient.
-        """
-        input_vars = [as_variable(x) for x in inputs]
-        in_data = tuple(x.array for x in input_vars)
-        requires_grad = any(x.requires_grad for x in input_vars)
 
-        if config.type_check:
-            self._check_data_type_forward(in_data)
+        The bookkeeping is the whole cost of an op on small arrays, so this
+        path reads each configuration key once and asks per-class facts by
+        identity; a type check that passes builds no expression
+        (``type_check.light_check``), and the gradient ops of a backward
+        that nothing will differentiate again skip it (see
+        ``variable.backward_state``).
+        """
+        # inputs as given (arrays are constants, wrapped only when the
+        # graph is recorded), their arrays, and whether one needs a gradient
+        input_vars = []
+        in_data = []
+        requires_grad = False
+        for x in inputs:
+            if type(x) is _ndarray:
+                input_vars.append(None)
+                in_data.append(x)
+                continue
+            if not isinstance(x, Variable):
+                x = as_variable(x)
+            input_vars.append(x)
+            in_data.append(x._array)
+            if x._requires_grad:
+                requires_grad = True
+        in_data = tuple(in_data)
+
+        cls = type(self)
+        if cls.check_type_forward is not _no_type_check and \
+                config.type_check and not backward_state.untracked:
+            if not type_check.light_check(self.check_type_forward, in_data):
+                self._check_data_type_forward(in_data)
 
         hooks = self._function_hooks()
         for hook in hooks:
@@ -157,12 +182,13 @@ class FunctionNode:
             self._input_indexes_to_retain = tuple(declared[0]) or None
             self._output_indexes_to_retain = tuple(declared[1]) or None
         outputs = self._forward_routed(in_data)
-        if not isinstance(outputs, tuple):
-            raise TypeError(
-                '{}.forward: expected a tuple of arrays, got {}'.format(
-                    self.label, type(outputs).__name__))
+        if type(outputs) is not tuple:
+            if not isinstance(outputs, tuple):
+                raise TypeError(
+                    '{}.forward: expected a tuple of arrays, got {}'.format(
+                        self.label, type(outputs).__name__))
         for y in outputs:
-            if not backend.is_array(y):
+            if type(y) is not _ndarray and not backend.is_array(y):
                 raise TypeError(
                     '{}.forward: expected a tuple of arrays, got an element '
                     'of type {}'.format(self.label, type(y).__name__))
@@ -172,15 +198,26 @@ class FunctionNode:
             hook.forward_postprocess(self, in_data)
 
         build_graph = requires_grad and config.enable_backprop
-        ret = tuple(Variable(y, requires_grad=build_graph) for y in outputs)
+        ret = tuple(Variable._of_output(y, build_graph) for y in outputs)
         if build_graph:
-            self.rank = max([x.rank for x in input_vars], default=0)
-            self.inputs = tuple(x.node for x in input_vars)
+            rank = 0
+            nodes = []
+            for i, x in enumerate(input_vars):
+                if x is None:
+                    x = input_vars[i] = Variable(in_data[i],
+                                                 requires_grad=False)
+                node = x._node
+                nodes.append(node)
+                if node.rank > rank:
+                    rank = node.rank
+            self.rank = rank
+            self.inputs = tuple(nodes)
             for y in ret:
-                y.creator_node = self
-            self.outputs = tuple(weakref.ref(y.node) for y in ret)
+                y._node.set_creator_node(self)
+            self.outputs = tuple(weakref.ref(y._node) for y in ret)
             self._output_meta = tuple(
-                (y.shape, y.dtype, backend.get_device_from_array(y))
+                (y.shape, y.dtype, _cpu_device if type(y) is _ndarray
+                 else backend.get_device_from_array(y))
                 for y in outputs)
             if self._input_indexes_to_retain is not None:
                 for i in self._input_indexes_to_retain:
@@ -213,12 +250,23 @@ class FunctionNode:
         A route taken on NumPy inputs returns NumPy arrays: NumPy in, NumPy
         out; on mdarray inputs its outputs stay mdarrays.
         """
-        on_device = self.intel64_on_device(in_data)
-        self._forward_dtype = config.dtype
-        mixed = bool(self.bf16_inputs or self.bf16_weights or
-                     self.bf16_outputs) and _bf16.active()
+        dtype = config.dtype
+        self._forward_dtype = dtype
+        cls = type(self)
+        if cls.intel64_on_device is _default_on_device:
+            on_device = False
+            for x in in_data:
+                if type(x) is not _ndarray and intel64.is_native_array(x):
+                    on_device = True
+                    break
+        else:
+            on_device = self.intel64_on_device(in_data)
+        mixed = dtype is mixed_bf16 and bool(
+            self.bf16_inputs or self.bf16_weights or self.bf16_outputs) and \
+            _bf16.active()
         self._bf16_forward = mixed
-        if self._take_route_choice(in_data):
+        if cls.forward_intel64 is not _no_intel64_route and \
+                self._take_route_choice(in_data):
             if mixed:
                 in_data = _bf16.to_bf16_inputs(self, in_data)
             outputs = self.forward_intel64(in_data)
@@ -270,10 +318,20 @@ class FunctionNode:
         """
         if type(self).forward_intel64 is FunctionNode.forward_intel64:
             return False
+        mode = config.use_ideep
+        for x in inputs:
+            if type(x) is not _ndarray:
+                break
+        else:
+            # NumPy arrays only (the common case): on the device only if
+            # the class says so (a gradient node with device constants).
+            if mode == 'never' and (
+                    type(self).intel64_on_device is _default_on_device or
+                    not self.intel64_on_device(inputs)):
+                return False
         if backend.get_array_module(*inputs) is not numpy:
             return False
         on_device = self.intel64_on_device(inputs)
-        mode = config.use_ideep
         if mode == 'never' and not on_device:
             return False
         if not intel64.is_ideep_available():
@@ -311,6 +369,11 @@ class FunctionNode:
 
     def forward(self, inputs):
         """Dispatch to ``forward_cpu`` or ``forward_gpu`` by array module."""
+        for x in inputs:
+            if type(x) is not _ndarray:
+                break
+        else:
+            return self.forward_cpu(inputs)
         if backend.get_array_module(*inputs) is numpy:
             return self.forward_cpu(inputs)
         return self.forward_gpu(inputs)
@@ -469,6 +532,16 @@ class FunctionNode:
         """Unregister the hook added to this node under ``name``."""
         _hook_registry.delete_local(self.local_function_hooks, name, self,
                                     self.label)
+
+
+# Per-class facts asked by identity on every apply: whether a class
+# overrides these (the defaults mean "no check", "no oneDNN route", "on the
+# device exactly when an input is an mdarray").
+_no_type_check = FunctionNode.check_type_forward
+_no_intel64_route = FunctionNode.forward_intel64
+_default_on_device = FunctionNode.intel64_on_device
+_ndarray = numpy.ndarray
+_cpu_device = backend.cpu_device
 
 
 def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,

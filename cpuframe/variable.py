@@ -7,6 +7,7 @@ its array unless backward needs it (Chainer's aggressive buffer release).
 """
 import heapq
 import itertools
+import threading
 import warnings
 import weakref
 
@@ -14,6 +15,16 @@ import numpy
 
 from cpuframe import _temporaries, backend
 from cpuframe.configuration import config, using_config
+
+
+class _BackwardState(threading.local):
+    #: True while this thread's backward engine runs gradient ops that
+    #: nothing will differentiate again (``enable_double_backprop=False``):
+    #: their applies skip the type check (the engine made their inputs).
+    untracked = False
+
+
+backward_state = _BackwardState()
 
 
 def _check_array(array, where):
@@ -110,6 +121,18 @@ class Variable:
         self._loss_scale = None
         if grad is not None:
             self.grad = grad
+
+    @classmethod
+    def _of_output(cls, array, requires_grad):
+        """A function's output: ``Variable(array, requires_grad=...)``
+        without the checks (``apply`` made sure ``array`` is an array)."""
+        var = object.__new__(Variable)
+        var._array = array
+        var._requires_grad = requires_grad
+        var._node = VariableNode(var, None)
+        var._grad_var = None
+        var._loss_scale = None
+        return var
 
     # -- data and gradient ------------------------------------------------
     @property
@@ -713,86 +736,94 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
         return g
 
     lazy = bool(getattr(config, 'lazy_grad_sum', False))
-    with using_config('enable_backprop', enable_double_backprop):
-        while heap:
-            func = heapq.heappop(heap)[2]
-            out_nodes = [ref() for ref in func.outputs]
-            gys = [None if n is None else take(n) for n in out_nodes]
-            if all(g is None for g in gys):
-                continue
-            gys = tuple(
-                g if g is not None else Variable(
-                    func._zero_output(i), requires_grad=False)
-                for i, g in enumerate(gys))
-            targets = tuple(
-                i for i, node in enumerate(func.inputs)
-                if node.requires_grad and (
-                    needed is None or node in target_nodes or
-                    needed.get(node.creator_node, False)))
-            if not targets:
-                continue
-            hooks = func._function_hooks()
-            if hooks:
-                # Built before _donated: a hook that sees the gradients
-                # keeps them from being overwritten in place.
-                in_data = tuple(node.data for node in func.inputs)
-                out_grad = tuple(g.array for g in gys)
-                for hook in hooks:
-                    hook.backward_preprocess(func, in_data, out_grad)
-            if func.accepts_donated_grads and not enable_double_backprop:
-                func._donated_grad_outputs = _donated(gys)
-            grad_inputs = None
-            if func._overrides_backward_accumulate():
-                # The node adds the gradients its inputs already have (as
-                # Chainer's backward_accumulate): hand them over, once each.
-                grad_inputs = []
-                for i in targets:
-                    gs = grads.pop(func.inputs[i], None)
-                    grad_inputs.append(
-                        None if not gs else
-                        _add_grads(gs, enable_double_backprop))
-                gs = None
-                grad_inputs = tuple(grad_inputs)
-                if not enable_double_backprop:
-                    # The node may add its gradient into a sum only the
-                    # engine holds (FunctionNode.donated_grad_inputs).
-                    func._donated_grad_inputs = _donated(grad_inputs)
-            try:
-                gxs = func._call_backward(targets, gys, grad_inputs)
-            finally:
-                func._donated_grad_outputs = None
-                func._donated_grad_inputs = None
-            if hooks:
-                for hook in hooks:
-                    hook.backward_postprocess(func, in_data, out_grad)
-                del in_data, out_grad
-            incoming = [(func.inputs[i], gx) for i, gx in zip(targets, gxs)
-                        if gx is not None]
-            # Drop every reference to this step's gradients: a gradient the
-            # engine alone holds may be overwritten in place by the node
-            # that consumes it.
-            gys = gxs = grad_inputs = None
-            for k in range(len(incoming)):
-                node = incoming[k][0]
-                pending = grads.get(node)
-                if pending is None:
-                    grads[node] = [incoming[k][1]]
-                elif lazy:
-                    pending.append(incoming[k][1])
-                else:
-                    # Summed at once, as Chainer does unless lazy_grad_sum:
-                    # a parameter used at every step of an unrolled RNN
-                    # would otherwise hold one gradient per step until the
-                    # end (35 x 26 MB twice over for the PTB model's
-                    # stepwise softmax and embedding). The pair is dropped
-                    # first, so that the list alone holds the new gradient
-                    # and the sum may go into it.
-                    pending.append(incoming[k][1])
-                    incoming[k] = None
-                    grads[node] = [_add_grads(pending, enable_double_backprop)]
-                pending = None
-                push(node.creator_node)
-            incoming = None
+    was_untracked = backward_state.untracked
+    # Gradient ops of a backward nothing differentiates again skip their
+    # type checks (backward_state); the flag is restored for nested calls.
+    backward_state.untracked = not enable_double_backprop
+    try:
+        with using_config('enable_backprop', enable_double_backprop):
+            while heap:
+                func = heapq.heappop(heap)[2]
+                out_nodes = [ref() for ref in func.outputs]
+                gys = [None if n is None else take(n) for n in out_nodes]
+                if all(g is None for g in gys):
+                    continue
+                gys = tuple(
+                    g if g is not None else Variable(
+                        func._zero_output(i), requires_grad=False)
+                    for i, g in enumerate(gys))
+                targets = tuple(
+                    i for i, node in enumerate(func.inputs)
+                    if node.requires_grad and (
+                        needed is None or node in target_nodes or
+                        needed.get(node.creator_node, False)))
+                if not targets:
+                    continue
+                hooks = func._function_hooks()
+                if hooks:
+                    # Built before _donated: a hook that sees the gradients
+                    # keeps them from being overwritten in place.
+                    in_data = tuple(node.data for node in func.inputs)
+                    out_grad = tuple(g.array for g in gys)
+                    for hook in hooks:
+                        hook.backward_preprocess(func, in_data, out_grad)
+                if func.accepts_donated_grads and not enable_double_backprop:
+                    func._donated_grad_outputs = _donated(gys)
+                grad_inputs = None
+                if func._overrides_backward_accumulate():
+                    # The node adds the gradients its inputs already have (as
+                    # Chainer's backward_accumulate): hand them over, once each.
+                    grad_inputs = []
+                    for i in targets:
+                        gs = grads.pop(func.inputs[i], None)
+                        grad_inputs.append(
+                            None if not gs else
+                            _add_grads(gs, enable_double_backprop))
+                    gs = None
+                    grad_inputs = tuple(grad_inputs)
+                    if not enable_double_backprop:
+                        # The node may add its gradient into a sum only the
+                        # engine holds (FunctionNode.donated_grad_inputs).
+                        func._donated_grad_inputs = _donated(grad_inputs)
+                try:
+                    gxs = func._call_backward(targets, gys, grad_inputs)
+                finally:
+                    func._donated_grad_outputs = None
+                    func._donated_grad_inputs = None
+                if hooks:
+                    for hook in hooks:
+                        hook.backward_postprocess(func, in_data, out_grad)
+                    del in_data, out_grad
+                incoming = [(func.inputs[i], gx) for i, gx in zip(targets, gxs)
+                            if gx is not None]
+                # Drop every reference to this step's gradients: a gradient the
+                # engine alone holds may be overwritten in place by the node
+                # that consumes it.
+                gys = gxs = grad_inputs = None
+                for k in range(len(incoming)):
+                    node = incoming[k][0]
+                    pending = grads.get(node)
+                    if pending is None:
+                        grads[node] = [incoming[k][1]]
+                    elif lazy:
+                        pending.append(incoming[k][1])
+                    else:
+                        # Summed at once, as Chainer does unless lazy_grad_sum:
+                        # a parameter used at every step of an unrolled RNN
+                        # would otherwise hold one gradient per step until the
+                        # end (35 x 26 MB twice over for the PTB model's
+                        # stepwise softmax and embedding). The pair is dropped
+                        # first, so that the list alone holds the new gradient
+                        # and the sum may go into it.
+                        pending.append(incoming[k][1])
+                        incoming[k] = None
+                        grads[node] = [_add_grads(pending, enable_double_backprop)]
+                    pending = None
+                    push(node.creator_node)
+                incoming = None
+
+    finally:
+        backward_state.untracked = was_untracked
 
     if target_nodes is not None:
         for node in target_nodes:

@@ -742,6 +742,8 @@ def test_rnn_layers_at_benchmark_size_match_reference(cell):
         _close(a, b, 8, 'gradient {}'.format(i))
 
 
+# rounds only where the mode is active (not in float32 fallback)
+@needs_bf16
 @pytest.mark.parametrize('cell', ['lstm', 'gru'])
 def test_rnn_reference_rounds_h_only(cell):
     data = _rnn_data(cell, False)
@@ -793,6 +795,8 @@ def test_rnn_special_values_match(cell, values):
         _close(a, b, 2, 'output {} with {}'.format(i, values))
 
 
+# rounds only where the mode is active (not in float32 fallback)
+@needs_bf16
 def test_lstm_double_backprop_in_the_mode_says_why():
     _, xs, hx, cx, ws, bs = _rnn_data('lstm', False, n_layers=1)
     with cpuframe.using_config('dtype', cpuframe.mixed_bf16):
@@ -954,6 +958,8 @@ def test_add_of_bf16_activations_is_stored_bf16():
     numpy.testing.assert_array_equal(numpy.asarray(r.array), r_ref.array)
 
 
+# rounds only where the mode is active (not in float32 fallback)
+@needs_bf16
 def test_backward_runs_in_the_mode_of_its_forward():
     x, W = _rand((4, 6)), _rand((5, 6), 1)
     gy = _rand((4, 5), 2)

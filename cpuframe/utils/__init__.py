@@ -19,6 +19,10 @@ from cpuframe.utils.walker_alias import WalkerAlias  # noqa: F401
 
 def force_array(x, dtype=None):
     """Turn a NumPy scalar result back into a 0-dim array (of ``dtype``)."""
+    if type(x) is numpy.ndarray:  # the common case, first
+        if dtype is not None and x.dtype != dtype:
+            return x.astype(dtype, copy=False)
+        return x
     if numpy.isscalar(x) or isinstance(x, numpy.generic):
         return numpy.asarray(x, dtype=dtype)
     if dtype is not None and x.dtype != dtype:

@@ -7,8 +7,17 @@ written, so a failed ``expect`` reports both the expectation
 """
 import math
 import operator
+import threading
 
 import numpy
+
+# Whether check_type_forward runs in light mode in this thread (see
+# light_check): set only while one runs.
+class _Mode(threading.local):
+    light = False
+
+
+_mode = _Mode()
 
 
 class InvalidType(TypeError):
@@ -271,6 +280,45 @@ class TypeInfoTuple(tuple):
         return Variable(len(self), '{}.size()'.format(self.name))
 
 
+class _LightTypes(tuple):
+    """``in_types`` in light mode: the input arrays themselves (their
+    ``shape``, ``dtype``, ``ndim`` and ``size`` are what the expressions
+    would evaluate to)."""
+
+    name = 'in_types'
+
+    def size(self):
+        return len(self)
+
+
+class _LightFailure(Exception):
+    """A light check did not pass (the full check says why)."""
+
+
+def light_check(check, in_data):
+    """Run ``check(in_types)`` (a ``check_type_forward``) in light mode.
+
+    In light mode ``in_types`` holds the arrays, so every comparison is a
+    plain bool and nothing is built for an error message: a check that
+    passes costs a few attribute reads. Returns True when it passed, False
+    when it did not or could not run this way (a ``None`` input, an
+    expression only the full mode knows): the caller then runs the check
+    with expressions (``get_types``), which raises the message naming the
+    expectation and the actual values, exactly as before.
+    """
+    for x in in_data:
+        if x is None:
+            return False
+    _mode.light = True
+    try:
+        check(_LightTypes(in_data))
+    except Exception:  # noqa: BLE001 - the full check reports it
+        return False
+    finally:
+        _mode.light = False
+    return True
+
+
 def get_types(data, name, accept_none=False):
     """Build a ``TypeInfoTuple`` named ``name`` describing arrays ``data``."""
     infos = []
@@ -290,6 +338,10 @@ def get_types(data, name, accept_none=False):
 
 def argname(in_types, names):
     """Give the entries of ``in_types`` readable names (``x``, ``W``...)."""
+    if type(in_types) is _LightTypes:
+        if len(in_types) != len(names):
+            raise _LightFailure
+        return
     if len(in_types) != len(names):
         raise InvalidType(
             '{}.size() == {}'.format(in_types.name, len(names)),
@@ -307,6 +359,8 @@ _argname = argname
 def expect(*conditions):
     """Check each comparison; raise ``InvalidType`` at the first failure."""
     for cond in conditions:
+        if cond is True:
+            continue
         if isinstance(cond, Testable):
             cond.expect()
         elif isinstance(cond, (bool, numpy.bool_)):
@@ -347,6 +401,10 @@ def expect_broadcast_shapes(*shape_types, **kwargs):
 
 
 def make_variable(value, name):
+    """``value`` as an expression shown as ``name`` in type errors (in
+    light mode, the value itself)."""
+    if _mode.light:
+        return value
     return Variable(value, name)
 
 
@@ -364,7 +422,10 @@ _prod = Variable(_prod_impl, 'prod')
 
 def prod(xs):
     """The product of ``xs`` (e.g. ``prod(x_type.shape[1:])``) as an
-    expression shown as ``prod(...)`` in type errors."""
+    expression shown as ``prod(...)`` in type errors (in light mode, the
+    product)."""
+    if _mode.light and not isinstance(xs, Expr):
+        return _prod_impl(xs)
     return _prod(xs)
 
 

@@ -1,0 +1,307 @@
+"""What the fast paths of the core must not change (issue: small work).
+
+``FunctionNode.apply`` reads each configuration key once, keeps array
+inputs unwrapped unless the graph is recorded, checks types in light mode
+(the expressions are built only to report a failure) and skips the type
+checks of the backward's own gradient ops when nothing will differentiate
+them again. Each test here pins one behaviour those shortcuts could break:
+hooks, retention, constants, double backprop, the debug mode's NaN origin,
+thread-local configuration, the dtype mode of a backward, and the type
+errors' messages.
+"""
+import threading
+
+import numpy
+import pytest
+
+import cpuframe
+import cpuframe.functions as F
+from cpuframe import FunctionHook, FunctionNode, Variable
+from cpuframe.configuration import GlobalConfig, LocalConfig, config
+from cpuframe.utils import type_check
+
+
+def _arr(*shape, seed=0):
+    return numpy.random.RandomState(seed).uniform(
+        0.5, 1.5, shape).astype(numpy.float32)
+
+
+class Scale(FunctionNode):
+    """``y = a * x`` for an array ``a`` (input 0) and ``x`` (input 1),
+    retaining both inputs (Chainer's way) and checking types with
+    ``make_variable`` and ``prod`` (light mode's special cases)."""
+
+    def __init__(self, size=None):
+        self.size = size
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('a', 'x'))
+        a, x = in_types
+        type_check.expect(a.dtype == x.dtype, a.shape == x.shape,
+                          x.dtype.kind == 'f')
+        if self.size is not None:
+            size = type_check.make_variable(self.size, 'size')
+            type_check.expect(type_check.prod(x.shape) == size)
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        self.seen_dtype = config.dtype
+        return inputs[0] * inputs[1],
+
+    def backward(self, indexes, grad_outputs):
+        a, x = self.get_retained_inputs()
+        self.backward_dtype = config.dtype
+        gy, = grad_outputs
+        return tuple({0: gy * x, 1: gy * a}[i] for i in indexes)
+
+
+class Recorder(FunctionHook):
+    name = 'Recorder'
+
+    def __init__(self):
+        self.calls = []
+
+    def forward_preprocess(self, function, in_data):
+        self.calls.append(('fpre', function.label, len(in_data)))
+
+    def forward_postprocess(self, function, in_data):
+        self.calls.append(('fpost', function.label, len(in_data)))
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.calls.append(('bpre', function.label, len(out_grad)))
+
+    def backward_postprocess(self, function, in_data, out_grad):
+        self.calls.append(('bpost', function.label, len(out_grad)))
+
+
+def test_array_constants_join_the_graph_when_it_is_recorded():
+    a, x = _arr(2, 3), Variable(_arr(2, 3, seed=1))
+    f = Scale()
+    y, = f.apply((a, x))  # a stays an ndarray until the graph needs it
+    assert y.creator_node is f and len(f.inputs) == 2
+    assert f.inputs[0].requires_grad is False
+    assert f.inputs[1] is x.node
+    # a retained array constant is there for backward
+    y.grad = numpy.ones_like(y.array)
+    y.backward()
+    numpy.testing.assert_allclose(x.grad, a)
+    # no graph: no input nodes, no retention
+    with cpuframe.no_backprop_mode():
+        g = Scale()
+        z, = g.apply((a, x))
+    assert z.creator is None and g.inputs is None
+    assert g.get_retained_inputs() == ()
+
+
+def test_retained_inputs_survive_their_variables():
+    a, x = Variable(_arr(4)), Variable(_arr(4, seed=1))
+    y, = Scale().apply((a, x))
+    del a  # the node keeps the retained array, rebuilt as a Variable
+    y.grad = numpy.full(4, 2, numpy.float32)
+    y.backward()
+    numpy.testing.assert_allclose(x.grad, 2 * _arr(4))
+
+
+def test_hooks_see_every_forward_and_backward():
+    x = Variable(_arr(3))
+    with Recorder() as hook:
+        y = F.sum(F.relu(x) * 2)
+        y.backward()
+    labels = [c[1] for c in hook.calls if c[0] == 'fpre']
+    assert labels[:3] == ['ReLU', '_ * const', 'Sum']
+    assert [c[0] for c in hook.calls[:2]] == ['fpre', 'fpost']
+    backward = [(c[0], c[1]) for c in hook.calls if c[0] in ('bpre', 'bpost')]
+    # each backward between its pre and post, highest rank first; the
+    # gradient ops of the backward are hooked too (forward callbacks)
+    assert backward[0] == ('bpre', 'Sum') and backward[-1] == ('bpost', 'ReLU')
+    assert any(c[0] == 'fpre' and c[1] == 'ReLUGrad' for c in hook.calls)
+    # a local hook on one node only
+    local = Recorder()
+    f = Scale()
+    f.add_hook(local)
+    f.apply((_arr(2), Variable(_arr(2))))
+    assert [c[0] for c in local.calls] == ['fpre', 'fpost']
+
+
+def test_double_backprop_records_the_backward_and_checks_its_types():
+    x = Variable(_arr(3))
+    y = F.sum(x * x * x)
+    gx, = cpuframe.grad([y], [x], enable_double_backprop=True)
+    assert gx.creator is not None  # recorded
+    ggx, = cpuframe.grad([F.sum(gx)], [x])
+    numpy.testing.assert_allclose(ggx.array, 6 * x.array, rtol=1e-6)
+    assert ggx.creator is None  # first order: nothing recorded
+
+    class BadBackward(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 2,
+
+        def backward(self, indexes, grad_outputs):
+            # an int gradient through exp: its type check fails
+            return F.exp(Variable(numpy.ones(3, numpy.int32))) * 0 + \
+                grad_outputs[0],
+
+    x = Variable(_arr(3))
+    y, = BadBackward().apply((x,))
+    with pytest.raises(type_check.InvalidType, match='Exp'):
+        cpuframe.grad([F.sum(y)], [x], enable_double_backprop=True)
+    # after any backward the forward's checks are on again
+    x2 = Variable(_arr(3))
+    F.sum(x2 * 2).backward()
+    with pytest.raises(type_check.InvalidType, match='Exp'):
+        F.exp(Variable(numpy.ones(3, numpy.int32)))
+
+
+def test_nested_grad_in_a_backward_restores_the_engine_state():
+    class Inner(FunctionNode):
+        def forward(self, inputs):
+            self.retain_inputs((0,))
+            return inputs[0] * 3,
+
+        def backward(self, indexes, grad_outputs):
+            x, = self.get_retained_inputs()
+            # a recorded grad inside a backward that is not recorded
+            v = Variable(x.array.copy())
+            with cpuframe.force_backprop_mode():
+                g, = cpuframe.grad([F.sum(v * v)], [v],
+                                   enable_double_backprop=True)
+            assert g.creator is not None
+            return grad_outputs[0] * 3,
+
+    x = Variable(_arr(3))
+    y, = Inner().apply((x,))
+    F.sum(y).backward()
+    numpy.testing.assert_allclose(x.grad, numpy.full(3, 3, numpy.float32))
+    from cpuframe.variable import backward_state
+    assert backward_state.untracked is False
+
+
+@pytest.mark.parametrize('where', ['forward', 'backward'])
+def test_debug_mode_names_the_function_with_nan(where):
+    x = Variable(numpy.array([1.0, 0.0, 2.0], numpy.float32))
+    with cpuframe.using_config('debug', True):
+        if where == 'forward':
+            with pytest.raises(RuntimeError, match='forward computation of '
+                               'Log'), numpy.errstate(divide='ignore'):
+                F.log(x - 1)
+        else:
+            class NaNGrad(FunctionNode):
+                def forward(self, inputs):
+                    return inputs[0] * 1,
+
+                def backward(self, indexes, grad_outputs):
+                    return numpy.full(3, numpy.nan, numpy.float32),
+
+            y, = NaNGrad().apply((x,))
+            with pytest.raises(RuntimeError, match='backward computation '
+                               'of NaNGrad'):
+                F.sum(y).backward()
+
+
+def test_configuration_is_thread_local_and_follows_the_global_one():
+    seen = {}
+
+    def other():
+        seen['train'] = config.train
+        seen['enable_backprop'] = config.enable_backprop
+        with cpuframe.using_config('train', False):
+            seen['inner'] = config.train
+
+    with cpuframe.using_config('train', False), cpuframe.no_backprop_mode():
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        assert config.train is False
+    assert seen == {'train': True, 'enable_backprop': True, 'inner': False}
+    assert config.train is True
+    old = cpuframe.global_config.use_ideep
+    try:
+        cpuframe.global_config.use_ideep = 'never'
+        assert config.use_ideep == 'never'
+        with cpuframe.using_config('use_ideep', 'always'):
+            assert config.use_ideep == 'always'
+        assert config.use_ideep == 'never'
+    finally:
+        cpuframe.global_config.use_ideep = old
+    with pytest.raises(ValueError, match='use_ideep'):
+        config.use_ideep = 'sometimes'
+    # a configuration of one's own reads its own global values
+    g = GlobalConfig()
+    g.train = 'mine'
+    local = LocalConfig(g)
+    assert local.train == 'mine' and config.train is True
+    g.train = 'changed'
+    assert local.train == 'changed'
+
+
+def test_a_graph_built_without_backprop_in_a_thread_is_not_recorded():
+    x = Variable(_arr(3))
+    out = {}
+
+    def other():
+        with cpuframe.no_backprop_mode():
+            out['y'] = F.relu(x)
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    assert out['y'].creator is None
+    assert F.relu(x).creator is not None
+
+
+def test_backward_runs_in_the_dtype_mode_of_its_forward():
+    a, x = Variable(_arr(2)), Variable(_arr(2, seed=1))
+    with cpuframe.using_config('dtype', cpuframe.mixed_bf16):
+        f = Scale()
+        y, = f.apply((a, x))
+    assert f.seen_dtype is cpuframe.mixed_bf16
+    y.grad = numpy.ones(2, numpy.float32)
+    y.backward()
+    assert f.backward_dtype is cpuframe.mixed_bf16
+    assert config.dtype is not cpuframe.mixed_bf16
+
+
+@pytest.mark.parametrize('args, match', [
+    (((_arr(2, 3), _arr(3, 2)), {}), r'a\.shape == x\.shape'),
+    (((_arr(2), numpy.ones(2, numpy.float64)), {}),
+     r'a\.dtype == x\.dtype'),
+    (((numpy.ones(2, numpy.int32), numpy.ones(2, numpy.int32)), {}),
+     r"x\.dtype\.kind == 'f'"),
+    (((_arr(2, 3), _arr(2, 3)), {'size': 5}), r'prod\(x\.shape\) == size'),
+    (((_arr(2),), {}), 'Invalid number of arguments'),
+])
+def test_type_errors_keep_their_messages(args, match):
+    inputs, kwargs = args
+    with pytest.raises(type_check.InvalidType, match=match) as e:
+        Scale(**kwargs).apply(inputs)
+    assert 'Invalid operation is performed in: Scale (Forward)' in str(e.value)
+    if 'number of arguments' not in match:
+        assert 'Expect:' in str(e.value) and 'Actual:' in str(e.value)
+    # the same check passes where it should, in light mode
+    y, = Scale(size=6).apply((_arr(2, 3), _arr(2, 3)))
+    assert y.shape == (2, 3)
+
+
+def test_type_check_off_checks_nothing():
+    with cpuframe.using_config('type_check', False):
+        y, = Scale().apply((_arr(3), _arr(3)))
+        with pytest.raises(ValueError):  # NumPy's own error, no InvalidType
+            Scale().apply((_arr(2, 3), _arr(3, 2)))
+    assert y.shape == (3,)
+
+
+def test_light_check_falls_back_to_the_full_check():
+    # a check only the expression mode understands (an Expr method) still
+    # passes or fails exactly as before
+    class ExprOnly(FunctionNode):
+        def check_type_forward(self, in_types):
+            x = in_types[0]
+            shape = type_check.eval(x.shape)
+            type_check.expect(x.ndim == len(shape), x.shape[0] > 1)
+
+        def forward(self, inputs):
+            return inputs[0] + 1,
+
+    assert ExprOnly().apply((_arr(3),))[0].shape == (3,)
+    with pytest.raises(type_check.InvalidType, match=r'in_types\[0\]'):
+        ExprOnly().apply((_arr(1),))
+    assert not type_check.light_check(lambda t: None, (None,))
