@@ -162,7 +162,10 @@ def test_lstm_parts_uneven_lengths_odd_units(bi, native_calls):
     out, grads = p.run('always')
     assert native_calls['rnn_backward'] == 2
     assert_close(out, ref_out, tol=5e-5)
-    assert_close(grads, ref_grads, tol=5e-5)
+    # a weight gradient sums ~600 rows: in another order (the AVX2 GEMM's
+    # blocking against OpenBLAS's) float32 sums differ by up to ~7e-5 of
+    # the largest entry (seen on a Zen 3)
+    assert_close(grads, ref_grads, tol=1e-4)
 
 
 def test_lstm_saturated_gates():
