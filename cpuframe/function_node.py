@@ -325,14 +325,24 @@ class FunctionNode:
         else:
             # NumPy arrays only (the common case): on the device only if
             # the class says so (a gradient node with device constants).
-            if mode == 'never' and (
-                    type(self).intel64_on_device is _default_on_device or
-                    not self.intel64_on_device(inputs)):
-                return False
+            if type(self).intel64_on_device is _default_on_device or \
+                    not self.intel64_on_device(inputs):
+                return self._choose_off_device(inputs, mode)
         if backend.get_array_module(*inputs) is not numpy:
             return False
-        on_device = self.intel64_on_device(inputs)
-        if mode == 'never' and not on_device:
+        if not self.intel64_on_device(inputs):
+            return self._choose_off_device(inputs, mode)
+        if not intel64.is_ideep_available():
+            if mode == 'always':
+                intel64.check_ideep_available()
+            return False
+        return bool(self.intel64_supports(inputs))
+
+    def _choose_off_device(self, inputs, mode):
+        """``_choose_intel64`` for NumPy inputs: 'never' declines, 'auto'
+        asks ``intel64_profitable`` first (a size rule, while
+        ``intel64_supports`` may read every value) and then both."""
+        if mode == 'never':
             return False
         if not intel64.is_ideep_available():
             if mode == 'always':
@@ -340,9 +350,15 @@ class FunctionNode:
             elif mode == 'auto':
                 intel64.warn_if_native_missing()
             return False
+        if mode == 'auto':
+            try:
+                if not self.intel64_profitable(inputs):
+                    return False
+            except Exception:  # noqa: BLE001 - asked again after supports
+                pass
         if not self.intel64_supports(inputs):
             return False
-        if mode == 'auto' and not on_device:
+        if mode == 'auto':
             return bool(self.intel64_profitable(inputs))
         return True
 

@@ -18,7 +18,10 @@ arrays forward (the graph recorded) and forward + backward.
 
 Each path runs in a worker process of its own; for every row the workers are
 driven in turn (the first one rotating) for ``--rounds`` rounds, each a
-block of calls sized on the first round to last about ``--block-ms``, so a
+block of calls sized on the first round to last about ``--block-ms``
+after ``--settle`` seconds of quiet (OpenBLAS's idle threads spin for
+about 0.1 s after a call: with less, a path pays for its predecessor's),
+so a
 change of the machine's load falls on every path alike. The table gives the
 median over the rounds of the time per call, in microseconds, and the
 ratios to PyTorch and to the NumPy path. ``OPENBLAS_CORETYPE`` and
@@ -229,6 +232,8 @@ def run(args):
                 for w in order:
                     if times[w.path] is None:
                         continue
+                    # the previous worker's BLAS/OpenMP threads stop spinning
+                    time.sleep(args.settle)
                     msg = w.request({'op': 'row', 'row': row,
                                      'block_s': args.block_ms / 1e3})
                     if msg['status'] != 'ok':
@@ -276,6 +281,8 @@ def main(argv=None):
     parser.add_argument('--rounds', type=int, default=7)
     parser.add_argument('--block-ms', type=float, default=40.0)
     parser.add_argument('--threads', type=int, default=os.cpu_count())
+    parser.add_argument("--settle", type=float, default=0.3,
+                        help='seconds of quiet before each block')
     parser.add_argument('--torch-python')
     parser.add_argument('--chainer-python')
     parser.add_argument('--json')
