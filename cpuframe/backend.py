@@ -80,6 +80,8 @@ def get_array_module(*args):
 
 def get_device_from_array(array):
     """The device an array (or a Variable's array) lives on."""
+    if type(array) is numpy.ndarray:  # the common case, first
+        return cpu_device
     if hasattr(array, 'array') and not isinstance(array, numpy.ndarray):
         array = array.array
     if cuda.is_cupy_array(array):
@@ -92,7 +94,8 @@ def get_device_from_array(array):
 @contextlib.contextmanager
 def using_device(device_spec):
     """Make a device current inside a ``with`` block."""
-    device = get_device(device_spec)
+    device = device_spec if device_spec is cpu_device else \
+        get_device(device_spec)
     with device.create_context():
         yield device
 

@@ -269,7 +269,10 @@ class UpdateRule:
             if self._state is None:
                 self._state = {}
                 self.init_state(param)
+            on_cpu = device is backend.cpu_device
             for name, value in self._state.items():
+                if on_cpu and type(value) is numpy.ndarray:
+                    continue  # where it belongs (the common case)
                 if backend.is_array(value) and \
                         backend.get_device_from_array(value) != device:
                     self._state[name] = device.send(value)
@@ -613,10 +616,22 @@ class GradientMethod(Optimizer):
             loss.backward(loss_scale=self._loss_scale)
             del loss
 
-        self.reallocate_cleared_grads()
-        self._own_grads()
-        for param in self.target.params(include_uninit=False):
+        # reallocate_cleared_grads, _own_grads and the unscaling in one
+        # walk over the parameters (each walk costs as much as a small
+        # model's update)
+        params = list(self.target.params(include_uninit=False))
+        seen = set()
+        for param in params:
+            grad = param.grad
+            if grad is None:
+                xp = param.device.xp
+                with backend.using_device(param.device):
+                    param.grad = xp.zeros_like(param.array)
+            elif id(grad) in seen or not _is_writeable(grad):
+                param.grad = grad.copy()
+            seen.add(id(param.grad))
             _unscale_grad(param)
+        seen = None
         self.check_nan_in_grads()
         self.call_hooks('pre')
 
@@ -625,7 +640,11 @@ class GradientMethod(Optimizer):
             for param in self.target.params():
                 param.update()
 
-        self.reallocate_cleared_grads()
+        for param in params:
+            if param.grad is None and param.array is not None:
+                xp = param.device.xp
+                with backend.using_device(param.device):
+                    param.grad = xp.zeros_like(param.array)
         self.call_hooks('post')
         self.update_loss_scale()
 
