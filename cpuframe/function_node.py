@@ -60,6 +60,17 @@ class FunctionNode:
     _forward_dtype = None
     _donated_grad_outputs = None
     _donated_grad_inputs = None
+    #: Whether the type check may be skipped where the backward engine made
+    #: the inputs (a backward that is not recorded): True for cpuframe's own
+    #: functions, whose checks only check. A user's class keeps its check
+    #: (it may set attributes its forward reads, as some Chainer code does).
+    _check_skippable_in_backward = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if '_check_skippable_in_backward' not in vars(cls):
+            cls._check_skippable_in_backward = \
+                cls.__module__.startswith('cpuframe.functions.')
 
     @property
     def donated_grad_outputs(self):
@@ -166,7 +177,9 @@ class FunctionNode:
 
         cls = type(self)
         if cls.check_type_forward is not _no_type_check and \
-                config.type_check and not backward_state.untracked:
+                config.type_check and not (
+                    backward_state.untracked and
+                    cls._check_skippable_in_backward):
             if not type_check.light_check(self.check_type_forward, in_data):
                 self._check_data_type_forward(in_data)
 

@@ -20,7 +20,9 @@ from cpuframe.configuration import config, using_config
 class _BackwardState(threading.local):
     #: True while this thread's backward engine runs gradient ops that
     #: nothing will differentiate again (``enable_double_backprop=False``):
-    #: their applies skip the type check (the engine made their inputs).
+    #: their applies skip the type checks of cpuframe's own functions (the
+    #: engine made their inputs; see
+    #: ``FunctionNode._check_skippable_in_backward``).
     untracked = False
 
 

@@ -152,6 +152,40 @@ def test_double_backprop_records_the_backward_and_checks_its_types():
         F.exp(Variable(numpy.ones(3, numpy.int32)))
 
 
+def test_a_user_check_with_side_effects_runs_in_backward():
+    # Some Chainer code sets in check_type_forward what its forward reads:
+    # a user's class keeps its check inside a backward that is not
+    # recorded (only cpuframe's own functions skip theirs there).
+    class Halve(FunctionNode):
+        def check_type_forward(self, in_types):
+            self.factor = 0.5
+
+        def forward(self, inputs):
+            return inputs[0] * self.factor,
+
+        def backward(self, indexes, grad_outputs):
+            return Halve().apply(grad_outputs)
+
+    x = Variable(_arr(3))
+    y, = Halve().apply((x,))
+    y.grad = numpy.ones(3, numpy.float32)
+    y.backward()
+    numpy.testing.assert_allclose(x.grad, numpy.full(3, 0.5, numpy.float32))
+
+
+@pytest.mark.parametrize('type_check_on', [True, False])
+def test_functions_do_not_need_their_type_check(type_check_on):
+    # forward computes what it needs itself: with type checks off (as in
+    # a backward that is not recorded) the results are the same
+    a, b = Variable(_arr(2, 3, 4)), Variable(_arr(3, 4, 5, seed=1))
+    with cpuframe.using_config('type_check', type_check_on):
+        y = F.tensordot(a, b, axes=2)
+        s = F.sum(a, axis=-1)
+    numpy.testing.assert_allclose(
+        y.array, numpy.tensordot(a.array, b.array, axes=2), rtol=1e-5)
+    numpy.testing.assert_allclose(s.array, a.array.sum(axis=-1), rtol=1e-6)
+
+
 def test_nested_grad_in_a_backward_restores_the_engine_state():
     class Inner(FunctionNode):
         def forward(self, inputs):

@@ -64,6 +64,8 @@ class TensorDot(FunctionNode):
 
     def forward(self, inputs):
         a, b = inputs
+        # (again: type checks may be off, and then nothing set them)
+        self.a_axes, self.b_axes = _normalize_axes(self.axes, a.ndim, b.ndim)
         self.retain_inputs((0, 1))
         xp = backend.get_array_module(a, b)
         self._ndims = (a.ndim, b.ndim)
