@@ -161,12 +161,15 @@ def test_outputs_of_an_intermediate_component(comm, device):
     y0 = rA(rP(x1))                       # rank 0's output
     y1 = rQ(rB(x0))                       # rank 1's output
     (F.sum(y0 * y0) + F.sum(y1 * y1)).backward()
+    # on @intel64 the stages' inner products (oneDNN, the AVX2 kernels of a
+    # Zen 3 among them) sum in another order than the NumPy reference: 8e-6
+    rtol = 1e-6 if device == '@numpy' else 2e-5
     if comm.rank == 0:
-        numpy.testing.assert_allclose(_host(y.array), y0.array, rtol=1e-6)
+        numpy.testing.assert_allclose(_host(y.array), y0.array, rtol=rtol)
         _assert_grads(A, rA)
         _assert_grads(B, rB)
     else:
-        numpy.testing.assert_allclose(_host(y.array), y1.array, rtol=1e-6)
+        numpy.testing.assert_allclose(_host(y.array), y1.array, rtol=rtol)
         _assert_grads(P, rP)
         _assert_grads(Q, rQ)
 
