@@ -15,6 +15,7 @@
 #include "deferred.hpp"
 #include "engine.hpp"
 #include "primitive_cache.hpp"
+#include "threads.hpp"
 
 namespace cpuframe {
 
@@ -580,6 +581,27 @@ bool user_scratchpad(const dnnl::primitive& primitive) {
            mode == dnnl_scratchpad_mode_user;
 }
 
+// Below this many bytes of arguments a primitive runs on the calling thread
+// alone. Its work then takes microseconds, and an OpenMP team costs more: the
+// team's threads sleep between the ops of a small model (the Python around
+// each op outlasts their spin), and waking them costs 50-100 us on a 2-vCPU
+// VM, more when another process holds a core. Measured on a Zen 3 (2 vCPU,
+// benchmarks/overhead): the MNIST MLP step on @intel64 was 1.75x the NumPy
+// path's time with the team for every primitive, 1.1x on one thread. Running
+// with fewer threads than the primitive was created for is safe: oneDNN
+// partitions by the team it gets (or names its team size itself).
+constexpr std::size_t kOneThreadBytes = std::size_t{1} << 18;
+
+int threads_for(const std::unordered_map<int, memory>& args) {
+    std::size_t bytes = 0;
+    for (const auto& arg : args) {
+        if (arg.first == DNNL_ARG_SCRATCHPAD) continue;
+        bytes += arg.second.get_desc().get_size();
+        if (bytes >= kOneThreadBytes) return max_threads();
+    }
+    return 1;
+}
+
 }  // namespace
 
 void execute_here(const dnnl::primitive& primitive, std::unordered_map<int, memory> args) {
@@ -597,6 +619,7 @@ void execute_here(const dnnl::primitive& primitive, std::unordered_map<int, memo
         scratch = pooled_buffer(sp_md.get_size());
         args[DNNL_ARG_SCRATCHPAD] = memory(sp_md, cpu_engine(), scratch.get());
     }
+    ThreadLimit limit(threads_for(args));
     dnnl::stream& stream = cpu_stream();
     primitive.execute(stream, args);
     stream.wait();

@@ -376,6 +376,12 @@ def eval(expr):  # noqa: A001 - Chainer's name
     """Evaluate an expression (or return a plain value unchanged)."""
     if isinstance(expr, Expr):
         return expr.eval()
+    if type(expr) is tuple:
+        for e in expr:
+            if isinstance(e, (Expr, tuple, list)):
+                break
+        else:
+            return expr  # a plain shape: nothing to evaluate
     if isinstance(expr, (tuple, list)):
         return type(expr)(eval(e) for e in expr)
     return expr
@@ -391,6 +397,8 @@ def same_dtypes(*types):
 def expect_broadcast_shapes(*shape_types, **kwargs):
     """Expect the given shapes to be broadcastable with each other."""
     shapes = [eval(s) for s in shape_types]
+    if all(s == shapes[0] for s in shapes[1:]):
+        return  # equal shapes broadcast (the common case)
     try:
         numpy.broadcast_shapes(*shapes)
     except ValueError:
