@@ -36,7 +36,8 @@ def _f32(rng, shape):
 @pytest.mark.parametrize('mode,expect', [('never', 0), ('auto', 1),
                                          ('always', 1)])
 def test_convolution_route_choice(mode, expect, calls, rng):
-    x, W = _f32(rng, (2, 8, 8, 8)), _f32(rng, (8, 8, 3, 3))
+    # 1.8M multiply-adds: past 'auto''s threshold (AUTO_MIN['convolution'])
+    x, W = _f32(rng, (4, 16, 16, 16)), _f32(rng, (16, 16, 3, 3))
     with using_config('use_ideep', mode):
         y = F.convolution_2d(x, W)
     assert calls.get('convolution_forward', 0) == expect
