@@ -15,8 +15,13 @@ from cpuframe import _bf16, _hook_registry, backend, function_hook
 from cpuframe.backends import intel64
 from cpuframe.configuration import config, mixed_bf16, using_config
 from cpuframe.utils import type_check
-from cpuframe.variable import (Variable, _backprop, _check_nan, as_variable,
-                               backward_state)
+from cpuframe.variable import (
+    Variable,
+    _backprop,
+    _check_nan,
+    as_variable,
+    backward_state,
+)
 
 
 class FunctionNode:

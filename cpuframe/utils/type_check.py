@@ -11,6 +11,7 @@ import threading
 
 import numpy
 
+
 # Whether check_type_forward runs in light mode in this thread (see
 # light_check): set only while one runs.
 class _Mode(threading.local):
