@@ -114,6 +114,13 @@ def _unscale_grad(param):
     param._loss_scale = None
 
 
+def _zero_grad(param):
+    """Give ``param`` a zero gradient on its device (a cleared one refilled)."""
+    device = param.device
+    with backend.using_device(device):
+        param.grad = device.xp.zeros_like(param.array)
+
+
 def _is_writeable(array):
     flags = getattr(array, 'flags', None)
     return getattr(flags, 'writeable', True)
@@ -568,9 +575,7 @@ class GradientMethod(Optimizer):
         """Give every initialized parameter without a gradient a zero one."""
         for _, param in self.target.namedparams(include_uninit=False):
             if param.grad is None:
-                xp = param.device.xp
-                with backend.using_device(param.device):
-                    param.grad = xp.zeros_like(param.array)
+                _zero_grad(param)
 
     def _own_grads(self):
         # Backward may hand two parameters the same gradient array, or a
@@ -624,9 +629,7 @@ class GradientMethod(Optimizer):
         for param in params:
             grad = param.grad
             if grad is None:
-                xp = param.device.xp
-                with backend.using_device(param.device):
-                    param.grad = xp.zeros_like(param.array)
+                _zero_grad(param)
             elif id(grad) in seen or not _is_writeable(grad):
                 param.grad = grad.copy()
             seen.add(id(param.grad))
@@ -642,9 +645,7 @@ class GradientMethod(Optimizer):
 
         for param in params:
             if param.grad is None and param.array is not None:
-                xp = param.device.xp
-                with backend.using_device(param.device):
-                    param.grad = xp.zeros_like(param.array)
+                _zero_grad(param)
         self.call_hooks('post')
         self.update_loss_scale()
 
