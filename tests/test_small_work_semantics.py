@@ -244,7 +244,8 @@ def test_configuration_is_thread_local_and_follows_the_global_one():
     with cpuframe.using_config('train', False), cpuframe.no_backprop_mode():
         t = threading.Thread(target=other)
         t.start()
-        t.join()
+        t.join(timeout=60)
+        assert not t.is_alive()
         assert config.train is False
     assert seen == {'train': True, 'enable_backprop': True, 'inner': False}
     assert config.train is True
@@ -277,7 +278,8 @@ def test_a_graph_built_without_backprop_in_a_thread_is_not_recorded():
             out['y'] = F.relu(x)
     t = threading.Thread(target=other)
     t.start()
-    t.join()
+    t.join(timeout=60)
+    assert not t.is_alive()
     assert out['y'].creator is None
     assert F.relu(x).creator is not None
 
