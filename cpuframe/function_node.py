@@ -587,6 +587,18 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
     None entry) is ones of the output's shape, as in Chainer 7, and only
     such a default is multiplied by ``loss_scale``.  Only
     the part of the graph between the inputs and the outputs is walked.
+
+    ``grad_inputs`` (one entry per input, None for none) are gradients the
+    inputs already have: each seeds the backward at its input, so it is
+    part of the returned gradient of that input and of every input upstream
+    of it, as in Chainer 7. Two cases differ from Chainer 7.8.1 on purpose
+    (there a later seed replaces an earlier one instead of adding to it):
+    an input listed twice gets the sum of its ``grad_inputs``, and an input
+    that is also an output gets its ``grad_outputs`` entry plus its
+    ``grad_inputs`` entry. A third: Chainer 7.8.1 walks only the paths from
+    the outputs, so the given gradient of an input no output depends on
+    never reaches the inputs upstream of it; here it does, as it does for
+    an input on those paths.
     With ``enable_double_backprop=True`` the returned gradients are
     themselves differentiable.
     """
@@ -613,13 +625,24 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
         elif not isinstance(gy, Variable):
             gy = Variable(gy, requires_grad=False)
         seeds.append(gy)
+    output_nodes = [y.node for y in outputs]
+    if grad_inputs is not None:
+        if len(grad_inputs) != len(inputs):
+            raise ValueError('grad: expected {} grad_inputs (one per input), '
+                             'got {}'.format(len(inputs), len(grad_inputs)))
+        # A gradient given for an input seeds the backward at that input:
+        # it reaches every input upstream of it, as in Chainer 7.
+        for x, gx in zip(inputs, grad_inputs):
+            if gx is None:
+                continue
+            if not isinstance(gx, Variable):
+                gx = Variable(gx, requires_grad=False)
+            output_nodes.append(x.node)
+            seeds.append(gx)
     target_nodes = {x.node for x in inputs}
-    results = _backprop([y.node for y in outputs], seeds, retain_grad,
+    results = _backprop(output_nodes, seeds, retain_grad,
                         enable_double_backprop, target_nodes=target_nodes)
     gxs = [results.get(x.node) for x in inputs]
-    if grad_inputs is not None:
-        gxs = [g if gi is None else (as_variable(gi) if g is None else g + gi)
-               for g, gi in zip(gxs, grad_inputs)]
     if set_grad:
         for x, g in zip(inputs, gxs):
             x.grad_var = g

@@ -1,0 +1,183 @@
+"""Chainer 7's edges (issue 26): behaviour Chainer documents, or shows where
+it does not document, that cpuframe once did differently.
+
+Each section is one group of the issue; each test fails on the behaviour
+cpuframe had before and passes on Chainer 7.8.1's (or on the documented
+difference, where matching Chainer would be wrong).
+"""
+import numpy
+import pytest
+
+import cpuframe
+import cpuframe.functions as F
+from cpuframe import Variable, gradient_check
+from cpuframe.backends import intel64
+
+_NATIVE = intel64.is_ideep_available()
+DEVICES = ['@numpy', pytest.param('@intel64', marks=pytest.mark.skipif(
+    not _NATIVE, reason='oneDNN native module unavailable'))]
+
+
+def _v(value, device='@numpy', dtype=numpy.float32):
+    v = Variable(numpy.array(value, dtype=dtype))
+    v.to_device(device)
+    return v
+
+
+def _host(x):
+    a = x.array if isinstance(x, Variable) else x
+    return numpy.asarray(cpuframe.backend.cpu_device.send(a))
+
+
+# -- 1. chainer.grad with grad_inputs --------------------------------------------
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_grad_input_of_a_downstream_input_reaches_the_upstream_one(device):
+    # The issue's case: Chainer 7.8.1 gives 1204 for x1 (cpuframe gave 1004:
+    # x2's given gradient was added after the walk, never propagated).
+    x1 = _v(.5, device)
+    x2 = (x1 + x1) * 1.
+    y = (x2 + x2) * 1.
+    g1, g2 = cpuframe.grad([y], [x1, x2], [_v(1., device)],
+                           [_v(1000., device), _v(100., device)])
+    assert float(_host(g2)) == 102.
+    assert float(_host(g1)) == 1204.
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_grad_inputs_equal_the_gradient_of_the_seeded_sum(device):
+    # With gy, gi1, gi2 given, the gradient returned for x1 is that of
+    # L(x1) = sum(gy * y) + sum(gi2 * x2) + sum(gi1 * x1), x2 and y being
+    # functions of x1: checked against finite differences.
+    rng = numpy.random.RandomState(1)
+    a1 = rng.uniform(-1, 1, 5)
+    gy = rng.uniform(-1, 1, 5)
+    gi1 = rng.uniform(-1, 1, 5)
+    gi2 = rng.uniform(-1, 1, 5)
+
+    def graph(x1):
+        x2 = F.tanh(x1) * 3.
+        return x2, x2 * x1 + F.sin(x2)
+
+    x1 = Variable(a1.copy())
+    x1.to_device(device)
+    x2, y = graph(x1)
+    g1, g2 = cpuframe.grad([y], [x1, x2], [gy], [gi1, gi2])
+
+    def objective(a):
+        x2, y = graph(Variable(a))
+        return (numpy.sum(gy * y.array) + numpy.sum(gi2 * x2.array)
+                + numpy.sum(gi1 * a))
+
+    eps = 1e-6
+    expected = numpy.array([
+        (objective(a1 + eps * e) - objective(a1 - eps * e)) / (2 * eps)
+        for e in numpy.eye(5)])
+    numpy.testing.assert_allclose(_host(g1), expected, rtol=1e-6, atol=1e-7)
+    # x2's own gradient: its given one plus what flows from y.
+    a2 = numpy.tanh(a1) * 3.
+    numpy.testing.assert_allclose(
+        _host(g2), gi2 + gy * (a1 + numpy.cos(a2)), rtol=1e-12)
+
+
+def test_grad_inputs_may_be_arrays():
+    x1 = _v(1.)
+    x2 = x1 * 5
+    y = x2 * 2
+    g1, g2 = cpuframe.grad([y], [x1, x2], [_v(1.)],
+                           [None, numpy.array(100., numpy.float32)])
+    assert float(g2.array) == 102.
+    assert float(g1.array) == 510.
+
+
+def test_grad_input_of_an_input_off_the_outputs_path_is_returned_as_given():
+    a = _v(2.)
+    b = _v(3.)
+    y = a * 2
+    gb = _v(7.)
+    ga, gb_out = cpuframe.grad([y], [a, b], [_v(1.)], [_v(10.), gb])
+    assert float(ga.array) == 12.
+    assert gb_out is gb
+
+
+def test_grad_input_of_a_dead_end_input_reaches_its_upstream_inputs():
+    # x2 leads nowhere near y, yet its given gradient is a gradient of x2,
+    # which depends on x1: it is part of x1's. (Chainer 7.8.1 walks only the
+    # paths from the outputs and returns 2 here; the docstring says so.)
+    x1 = _v(1.)
+    x2 = x1 * 5
+    y = x1 * 2
+    g1, g2 = cpuframe.grad([y], [x1, x2], [_v(1.)], [None, _v(100.)])
+    assert float(g2.array) == 100.
+    assert float(g1.array) == 502.
+
+
+def test_grad_inputs_of_an_input_listed_twice_add_up():
+    # Chainer 7.8.1 keeps the last one (10, 10): a documented difference.
+    a = _v(2.)
+    y = a * 3
+    g, g_again = cpuframe.grad([y], [a, a], [_v(1.)], [_v(10.), _v(7.)])
+    assert float(g.array) == float(g_again.array) == 20.
+
+
+def test_grad_input_of_an_input_that_is_an_output_adds_to_its_seed():
+    # Chainer 7.8.1 replaces y's seed by y's grad_input (31, 7).
+    a = _v(2.)
+    y = a * 3
+    ga, gy = cpuframe.grad([y], [a, y], [_v(1.)], [_v(10.), _v(7.)])
+    assert float(gy.array) == 8.
+    assert float(ga.array) == 34.
+
+
+def test_grad_inputs_are_differentiable_under_double_backprop():
+    x1 = _v(1.)
+    x2 = x1 * x1
+    y = x2 * x2
+    g1, g2 = cpuframe.grad([y], [x1, x2], [_v(1.)], [_v(0.), _v(100.)],
+                           enable_double_backprop=True)
+    assert float(g1.array) == 204.
+    assert float(g2.array) == 102.
+    # g1 = 2 x1 (2 x1^2 + 100): its derivative is 12 x1^2 + 200.
+    gg, = cpuframe.grad([g1], [x1])
+    assert float(gg.array) == 212.
+
+
+def test_grad_inputs_with_set_grad():
+    x1 = _v(1.)
+    x2 = x1 * 5
+    y = x2 * 2
+    cpuframe.grad([y], [x1, x2], [_v(1.)], [_v(3.), _v(100.)], set_grad=True)
+    assert float(x2.grad) == 102.
+    assert float(x1.grad) == 513.
+
+
+def test_grad_inputs_of_the_wrong_length_are_refused_before_any_work():
+    calls = []
+
+    class Spy(cpuframe.FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 2,
+
+        def backward(self, indexes, grad_outputs):
+            calls.append(1)
+            return grad_outputs[0] * 2,
+
+    x = _v([1., 2.])
+    y, = Spy().apply((x,))
+    with pytest.raises(ValueError, match=r'grad: expected 1 grad_inputs'):
+        cpuframe.grad([y], [x], None, [_v([1., 1.]), _v([2., 2.])])
+    assert calls == []
+
+
+def test_grad_inputs_do_not_change_the_given_arrays():
+    # The engine may sum into a gradient only it holds; a given one is the
+    # caller's.
+    x1 = Variable(numpy.ones(3, numpy.float32))
+    x2 = x1 * 2
+    y = x2 * 3 + x2
+    gi = numpy.full(3, 100., numpy.float32)
+    g1, g2 = cpuframe.grad([y], [x1, x2], None, [None, gi])
+    numpy.testing.assert_array_equal(gi, numpy.full(3, 100.))
+    numpy.testing.assert_array_equal(g2.array, numpy.full(3, 104.))
+    numpy.testing.assert_array_equal(g1.array, numpy.full(3, 208.))
