@@ -122,7 +122,10 @@ class TestInjectUnittest(unittest.TestCase):
     def test_injected(self, backend_config):
         _seen.append(('unittest', backend_config.use_ideep))
         assert isinstance(backend_config, testing.BackendConfig)
-        assert not backend_config.use_cuda  # skipped without CuPy
+        # The CUDA config runs only where CuPy sees a GPU (else skipped).
+        if backend_config.use_cuda:
+            assert cuda.available
+            assert backend_config.device.xp is cuda.cupy
 
     def test_not_injected(self):
         assert not hasattr(self, 'backend_config')
