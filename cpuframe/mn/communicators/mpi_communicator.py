@@ -21,6 +21,20 @@ DEFAULT_BUCKET_BYTES = 16 * 1024 * 1024
 DIRECT_BYTES = 1024 * 1024
 
 
+# The dtypes every MPI has a datatype for; others (float16: Open MPI has
+# none, MPI_ERR_TYPE) travel as unsigned integers of their size, which moves
+# the same bytes.
+_MPI_TYPED = frozenset('?bBhHiIlLqQfdFD')
+
+
+def _wire(array):
+    """``array`` as a buffer MPI can type (a same-memory view)."""
+    if array.dtype.char in _MPI_TYPED or \
+            array.dtype.itemsize not in (1, 2, 4, 8):
+        return array
+    return array.view('u{}'.format(array.dtype.itemsize))
+
+
 def _host_array(x, caller):
     """``x`` as a C-contiguous NumPy array (copying only when it must)."""
     if isinstance(x, numpy.ndarray):
@@ -43,7 +57,9 @@ def _as_tuple_of_arrays(xs, caller):
 
 
 def _header(arrays):
-    return [(a.shape, a.dtype.str) for a in arrays]
+    # The dtype itself, not its string: an extension dtype (ml_dtypes'
+    # bfloat16) has only '<V2' for one.
+    return [(a.shape, a.dtype) for a in arrays]
 
 
 def _empty(header):
@@ -170,14 +186,14 @@ class MpiCommunicator(CommunicatorBase):
             arrays = (_host_array(data, 'send'),)
         self.mpi_comm.send((single, _header(arrays)), dest=dest, tag=tag)
         for a in arrays:
-            self.mpi_comm.Send(a, dest=dest, tag=tag)
+            self.mpi_comm.Send(_wire(a), dest=dest, tag=tag)
 
     def recv(self, source, tag):
         _check_rank('recv', source, self.size, 'source')
         single, header = self.mpi_comm.recv(source=source, tag=tag)
         arrays = _empty(header)
         for a in arrays:
-            self.mpi_comm.Recv(a, source=source, tag=tag)
+            self.mpi_comm.Recv(_wire(a), source=source, tag=tag)
         return arrays[0] if single else tuple(arrays)
 
     def send_obj(self, obj, dest, tag=0):
@@ -208,7 +224,7 @@ class MpiCommunicator(CommunicatorBase):
             raise type(error)('{} (on root rank {})'.format(error, root))
         if array is None:
             array = _empty([header])[0]
-        self.mpi_comm.Bcast(array, root=root)
+        self.mpi_comm.Bcast(_wire(array), root=root)
         return array
 
     def gather(self, data, root=0):
@@ -220,10 +236,11 @@ class MpiCommunicator(CommunicatorBase):
         _check_one_dtype('gather', headers)
         counts = [int(numpy.prod(shape)) for shape, _ in headers]
         if self.rank != root:
-            self.mpi_comm.Gatherv(array, None, root=root)
+            self.mpi_comm.Gatherv(_wire(array), None, root=root)
             return None
         flat = numpy.empty(sum(counts), array.dtype)
-        self.mpi_comm.Gatherv(array, [flat, counts], root=root)
+        self.mpi_comm.Gatherv(_wire(array), [_wire(flat), counts],
+                             root=root)
         return _split(flat, headers, counts)
 
     def allgather(self, x):
@@ -232,7 +249,7 @@ class MpiCommunicator(CommunicatorBase):
         _check_one_dtype('allgather', headers)
         counts = [int(numpy.prod(shape)) for shape, _ in headers]
         flat = numpy.empty(sum(counts), array.dtype)
-        self.mpi_comm.Allgatherv(array, [flat, counts])
+        self.mpi_comm.Allgatherv(_wire(array), [_wire(flat), counts])
         return _split(flat, headers, counts)
 
     def allreduce(self, data):
@@ -274,9 +291,10 @@ class MpiCommunicator(CommunicatorBase):
         if self.rank == root:
             flat = numpy.concatenate([a.reshape(-1) for a in arrays])
             counts = [a.size for a in arrays]
-            self.mpi_comm.Scatterv([flat, counts], out, root=root)
+            self.mpi_comm.Scatterv([_wire(flat), counts], _wire(out),
+                                  root=root)
         else:
-            self.mpi_comm.Scatterv(None, out, root=root)
+            self.mpi_comm.Scatterv(None, _wire(out), root=root)
         return out
 
     def alltoall(self, xs):
@@ -312,7 +330,8 @@ class MpiCommunicator(CommunicatorBase):
         send = (numpy.concatenate([a.reshape(-1) for a in arrays])
                 if sum(send_counts) else numpy.empty(0, dtype))
         recv = numpy.empty(sum(recv_counts), dtype)
-        self.mpi_comm.Alltoallv([send, send_counts], [recv, recv_counts])
+        self.mpi_comm.Alltoallv([_wire(send), send_counts],
+                                [_wire(recv), recv_counts])
         return _split(recv, headers_in, recv_counts)
 
     def bcast_obj(self, obj, max_buf_len=None, root=0):
