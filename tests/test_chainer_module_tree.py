@@ -113,3 +113,48 @@ def test_readme_lists_what_is_not_provided():
         'python tests/chainer7_not_provided.py')
     for module in data.NOT_PROVIDED_MODULES:
         assert module in listing.MODULE_REASONS, module
+
+
+# What ``import chainer`` (7.8.1) leaves unbound: reaching these needs their
+# own import statement there too (read from Chainer 7.8.1 by walking
+# attributes from the package after ``import chainer``).
+_UNBOUND_AFTER_IMPORT_IN_CHAINER = frozenset({
+    'chainer.exporters', 'chainer.exporters.caffe', 'chainer.gradient_check',
+    'chainer.link_hooks', 'chainer.link_hooks.spectral_normalization',
+    'chainer.link_hooks.timer', 'chainer.link_hooks.weight_standardization',
+    'chainer.links.caffe', 'chainer.links.caffe.caffe_function',
+    'chainer.links.caffe.protobuf3', 'chainer.links.caffe.protobuf3.caffe_pb2',
+    'chainer.testing', 'chainer.testing.array', 'chainer.testing.attr',
+    'chainer.testing.backend', 'chainer.testing.condition',
+    'chainer.testing.distribution_test', 'chainer.testing.doctest_helper',
+    'chainer.testing.function_link', 'chainer.testing.helper',
+    'chainer.testing.matrix', 'chainer.testing.parameterized',
+    'chainer.testing.random', 'chainer.testing.serializer',
+    'chainer.testing.training', 'chainer.testing.unary_math_function_test',
+})
+
+
+def test_modules_bound_after_import_as_in_chainer():
+    # ``F.math.identity`` and the like are attributes right after
+    # ``import chainer`` on cpuframe, as on Chainer (a fresh process).
+    import subprocess
+    paths = sorted(set(CLAIMED_MODULES) - _UNBOUND_AFTER_IMPORT_IN_CHAINER
+                   - {'chainer'})
+    code = (
+        'import sys\n'
+        'from cpuframe import compat\n'
+        'compat.install()\n'
+        'import chainer\n'
+        'bad = []\n'
+        'for path in sys.argv[1:]:\n'
+        '    obj = chainer\n'
+        '    for part in path.split(".")[1:]:\n'
+        '        if not hasattr(obj, part):\n'
+        '            bad.append(path)\n'
+        '            break\n'
+        '        obj = getattr(obj, part)\n'
+        'print(" ".join(bad))\n')
+    out = subprocess.run([sys.executable, '-c', code] + paths,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == []

@@ -254,3 +254,27 @@ from cpuframe.functions.rnn.slstm import slstm
 from cpuframe.functions.rnn.transpose_sequence import transpose_sequence
 from cpuframe.functions.rnn.tree_lstm import tree_lstm
 from cpuframe.functions.util.forget import forget
+
+
+def _bind_thin_modules():
+    # Chainer's ``import chainer`` leaves these modules bound on their
+    # packages (``F.math.identity`` is the module); so does cpuframe's.
+    import importlib
+    for name in ('array.fliplr', 'array.flipud', 'array.rollaxis',
+                 'array.space2depth', 'array.transpose_sequence',
+                 'math.ceil', 'math.exponential_m1', 'math.fix', 'math.floor',
+                 'math.identity', 'math.logarithm_1p', 'math.matmul',
+                 'math.minimum', 'math.scale', 'pooling.pooling_2d',
+                 'pooling.pooling_nd'):
+        importlib.import_module('cpuframe.functions.' + name)
+    # Chainer's four ROI modules are one module here (see compat._RENAMES).
+    roi = importlib.import_module(
+        'cpuframe.functions.pooling.roi_pooling_align_2d')
+    pooling = importlib.import_module('cpuframe.functions.pooling')
+    for name in ('roi_max_pooling_2d', 'roi_average_pooling_2d',
+                 'roi_max_align_2d', 'roi_average_align_2d'):
+        setattr(pooling, name, roi)
+
+
+_bind_thin_modules()
+del _bind_thin_modules
