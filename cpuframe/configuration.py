@@ -12,15 +12,24 @@ import threading
 import numpy
 
 _USE_IDEEP_VALUES = ('never', 'auto', 'always')
+
+
+def check_use_ideep(value):
+    """``value`` if it is a mode of ``config.use_ideep``, else ValueError.
+
+    As in Chainer, any value may be set; the route choice, which reads it,
+    rejects one it cannot act on.
+    """
+    if value not in _USE_IDEEP_VALUES:
+        raise ValueError(
+            'config.use_ideep: expected one of {}, got {!r}'.format(
+                ', '.join(repr(v) for v in _USE_IDEEP_VALUES), value))
+    return value
 _USE_CUDNN_VALUES = ('never', 'auto', 'always')
 
 
 def _validate(name, value):
     """Raise ``ValueError`` for values the framework cannot act on."""
-    if name == 'use_ideep' and value not in _USE_IDEEP_VALUES:
-        raise ValueError(
-            'config.use_ideep: expected one of {}, got {!r}'.format(
-                ', '.join(repr(v) for v in _USE_IDEEP_VALUES), value))
     if name == 'use_cudnn' and value not in _USE_CUDNN_VALUES:
         raise ValueError(
             'config.use_cudnn: expected one of {}, got {!r}'.format(

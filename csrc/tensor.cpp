@@ -363,6 +363,27 @@ py::array raw_view(const TensorPtr& t) {
                               static_cast<float*>(t->data_), base);
 }
 
+py::object plain_view(const TensorPtr& t) {
+    // The NumPy face of a plain float32 tensor in one call (the small-work
+    // path reads every such mdarray through it); None for other layouts
+    // and storage types, which need a copy.
+    if (t->dtype() != memory::data_type::f32 || !t->is_plain()) return py::none();
+    settle_all_pending();
+    t->settle();
+    t->touch();
+    auto* keep = new std::shared_ptr<void>(t->owner_);
+    py::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<void>*>(p); });
+    const auto& shape = t->shape();
+    std::vector<py::ssize_t> dims(shape.begin(), shape.end());
+    std::vector<py::ssize_t> strides(dims.size());
+    py::ssize_t step = static_cast<py::ssize_t>(sizeof(float));
+    for (std::size_t i = dims.size(); i-- > 0;) {
+        strides[i] = step;
+        step *= std::max<py::ssize_t>(dims[i], 1);
+    }
+    return py::array_t<float>(dims, strides, static_cast<float*>(t->data_), base);
+}
+
 // -- helpers ----------------------------------------------------------------------
 
 memory::desc plain_desc(const memory::dims& dims, memory::data_type dt) {

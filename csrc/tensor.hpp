@@ -184,6 +184,7 @@ private:
     mutable std::shared_ptr<PendingValues> pending_;
 
     friend py::array raw_view(const TensorPtr& t);
+    friend py::object plain_view(const TensorPtr& t);
 };
 
 // -- helpers for the op files -------------------------------------------------
@@ -262,6 +263,7 @@ struct ReorderCounters {
 ReorderCounters& reorder_counters();
 
 py::array raw_view(const TensorPtr& t);
+py::object plain_view(const TensorPtr& t);
 
 void register_tensor(py::module_& m);
 

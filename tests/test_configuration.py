@@ -149,9 +149,9 @@ def test_libraries_add_their_own_keys():
 def test_known_keys_are_still_validated_next_to_new_ones():
     global_config.some_new_key = object()
     try:
-        with pytest.raises(ValueError, match='use_ideep'):
-            with using_config('use_ideep', 'sometimes'):
+        with pytest.raises(ValueError, match='use_cudnn'):
+            with using_config('use_cudnn', 'sometimes'):
                 pass
-        assert config.use_ideep in ('never', 'auto', 'always')
+        assert config.use_cudnn in ('never', 'auto', 'always')
     finally:
         del global_config.some_new_key

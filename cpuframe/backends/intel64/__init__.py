@@ -105,6 +105,7 @@ from cpuframe.backends.intel64._routing import (  # noqa: F401
     large_enough,
     may_defer,
     owns_buffer,
+    small_plain,
 )
 
 # The loaded native module and its Tensor type live here, on the package;

@@ -20,7 +20,8 @@ def is_native_array(array):
 def to_numpy(array):
     """``array`` as a NumPy array (the boundary; a no-op for ndarrays)."""
     if is_native_array(array):
-        return numpy.asarray(array)
+        view = array.plain_view()
+        return numpy.asarray(array) if view is None else view
     return array
 
 
@@ -236,9 +237,8 @@ def _array_function(self, func, types, args, kwargs):
 
 
 def _array(self, dtype=None, copy=None):
-    if self.is_plain and copy is not True and self.storage_dtype == 'float32':
-        a = self.raw_view()[:self.size].reshape(self.shape)
-    else:
+    a = None if copy is True else self.plain_view()
+    if a is None:
         if copy is False:
             raise ValueError(
                 'mdarray.__array__: a {} layout of {} needs a copy (a reorder) '

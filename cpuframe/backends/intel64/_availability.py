@@ -9,7 +9,7 @@ import warnings
 import numpy
 
 from cpuframe import _native
-from cpuframe.configuration import config
+from cpuframe.configuration import check_use_ideep, config
 
 _pkg = sys.modules[__package__]  # the package: mdarray and the loaded module live there
 
@@ -97,6 +97,7 @@ def should_use_ideep(level):
         raise ValueError(
             'should_use_ideep: expected level in {}, got {!r}'.format(
                 _SHOULD_USE_LEVELS, level))
+    check_use_ideep(config.use_ideep)
     if not _pkg.is_ideep_available():
         if level == '>=auto' and config.use_ideep == 'auto':
             _pkg.warn_if_native_missing()

@@ -12,6 +12,8 @@ def _supported(arrays):
 
 
 class Sigmoid(FunctionNode):
+    intel64_small_on_numpy = True
+
     bf16_inputs = (0,)
     bf16_outputs = (0,)
 
@@ -46,6 +48,8 @@ class Sigmoid(FunctionNode):
 
 class SigmoidGrad(FunctionNode):
     """``gx = gy * y * (1 - y)`` from the output ``y`` of sigmoid."""
+
+    intel64_small_on_numpy = True
 
     bf16_inputs = (0, 1)  # (y, gy)
     bf16_outputs = (0,)

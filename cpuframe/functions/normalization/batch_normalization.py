@@ -169,6 +169,8 @@ class BatchNormalizationGrad(FunctionNode):
     Its own gradient is built of FunctionNodes (any order works).
     """
 
+    intel64_small_on_numpy = True
+
     bf16_inputs = (0, 2)
     bf16_outputs = (0,)
 
@@ -260,6 +262,8 @@ class BatchNormalization(FunctionNode):
 
     Updates ``running_mean`` and ``running_var`` in place, when given.
     """
+
+    intel64_small_on_numpy = True
 
     bf16_inputs = (0,)
     bf16_outputs = (0,)
@@ -455,6 +459,8 @@ class FixedBatchNormalization(FunctionNode):
 
     The gradient is built of FunctionNodes (any order works).
     """
+
+    intel64_small_on_numpy = True
 
     bf16_inputs = (0,)
     bf16_outputs = (0,)
