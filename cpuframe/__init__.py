@@ -100,16 +100,22 @@ Fallback = _FallbackType()
 
 
 def get_array_types():
-    """The array types cpuframe handles: NumPy's, plus CuPy's when present."""
+    """The array types cpuframe handles: NumPy's, the Intel64 device's
+    ``mdarray`` when the native module loads, and CuPy's when present."""
     import numpy
+    types = get_cpu_array_types()
     if cuda.cupy is not None:
-        return (numpy.ndarray, cuda.ndarray)
-    return (numpy.ndarray,)
+        types += (cuda.ndarray,)
+    return types
 
 
 def get_cpu_array_types():
-    """The array types that live in host memory."""
+    """The array types that live in host memory (NumPy's, and ``mdarray``
+    when the native module loads)."""
     import numpy
+    from cpuframe.backends import intel64
+    if intel64.is_ideep_available():
+        return (numpy.ndarray, intel64.mdarray)
     return (numpy.ndarray,)
 
 

@@ -11,12 +11,14 @@ import numpy
 
 from cpuframe.backends import cuda, intel64
 from cpuframe.backends._base import Device
+from cpuframe.backends._chainerx import ChainerxDevice
 from cpuframe.backends._cpu import CpuDevice
 from cpuframe.backends.cuda import GpuDevice
 from cpuframe.backends.intel64 import Intel64Device
 
 __all__ = [
-    'Device', 'CpuDevice', 'Intel64Device', 'GpuDevice', 'DeviceResident',
+    'Device', 'CpuDevice', 'Intel64Device', 'GpuDevice', 'ChainerxDevice',
+    'DeviceResident',
     'get_device', 'get_device_from_array', 'get_array_module',
     'using_device', 'copyto', 'is_array', 'cpu_device',
 ]

@@ -16,6 +16,22 @@ from cpuframe import _hook_registry, backend, initializers, link_hook
 from cpuframe.variable import Parameter
 
 
+class _NameSet(set):
+    """The names in ``Link._params``, ``Link._persistent`` and
+    ``Chain._children``: a set, as in Chainer 7 (``link._params == {'W',
+    'b'}``), iterated in sorted order, as Chainer visits them
+    (``params()``, ``namedlinks()``, serializers)."""
+
+    def append(self, name):  # (older cpuframe code called these lists)
+        self.add(name)
+
+    def copy(self):
+        return _NameSet(self)
+
+    def __iter__(self):
+        return iter(sorted(set.__iter__(self)))
+
+
 class Link(backend.DeviceResident):
     """A model component holding parameters and persistent values.
 
@@ -25,8 +41,8 @@ class Link(backend.DeviceResident):
 
     def __init__(self, **params):
         super().__init__()
-        self._params = []
-        self._persistent = []
+        self._params = _NameSet()
+        self._persistent = _NameSet()
         self._within_init_scope = False
         self.name = None
         # Chainer's old constructor: ``Link(W=(3, 2), b=((2,), 'd'))``
@@ -216,8 +232,8 @@ class Link(backend.DeviceResident):
                 "'share'. But {} was given.".format(mode))
         ret = copy_module.copy(self)
         ret.name = None
-        ret._params = list(self._params)
-        ret._persistent = list(self._persistent)
+        ret._params = _NameSet(self._params)
+        ret._persistent = _NameSet(self._persistent)
         for name in ret._params:
             object.__setattr__(ret, name,
                                _copy_param(self.__dict__[name], mode))
@@ -356,7 +372,7 @@ class Chain(Link):
 
     def __init__(self, **links):
         super().__init__()
-        self._children = []
+        self._children = _NameSet()
         for name, link in links.items():
             self.add_link(name, link)
 
@@ -411,7 +427,7 @@ class Chain(Link):
                 yield prefix + path, link
 
     def _copy_children(self, src, mode):
-        self._children = list(src._children)
+        self._children = _NameSet(src._children)
         for name in self._children:
             child = src.__dict__[name].copy(mode)
             child.name = name

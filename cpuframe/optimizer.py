@@ -267,6 +267,18 @@ class UpdateRule:
             '{}: implement update_core or update_core_gpu'.format(
                 type(self).__name__))
 
+    def update_core_chainerx(self, param):
+        """Update a parameter held by ChainerX (Chainer 7's hook).
+
+        cpuframe has no ChainerX, so ``update_core`` never calls it; a rule
+        that calls it itself gets Chainer's fallback: the update of the
+        device the parameter is on.
+        """
+        if param.device.xp is numpy:
+            self.update_core_cpu(param)
+        else:
+            self.update_core_gpu(param)
+
     def init_state(self, param):
         """Fill ``self.state`` for ``param`` (called at the first update)."""
 

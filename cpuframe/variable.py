@@ -29,6 +29,15 @@ class _BackwardState(threading.local):
 backward_state = _BackwardState()
 
 
+def _check_layout(layout, where):
+    if layout is not None:
+        raise ValueError(
+            '{}: expected layout=None, got {!r}; cpuframe keeps every array '
+            'in its logical layout (Chainer\'s experimental layout= for '
+            'channel-last cuDNN arrays has no counterpart here)'.format(
+                where, layout))
+
+
 def _check_array(array, where):
     if array is not None and not backend.is_array(array):
         raise TypeError(
@@ -107,11 +116,14 @@ class Variable:
         name (str): a name shown in ``repr`` and graph dumps.
         grad: an initial gradient array.
         requires_grad (bool): whether backward computes a gradient for it.
+        layout: Chainer's memory layout; only None (the logical layout).
     """
 
     __array_priority__ = 200
 
-    def __init__(self, data=None, *, name=None, grad=None, requires_grad=True):
+    def __init__(self, data=None, *, name=None, grad=None, requires_grad=True,
+                 layout=None):
+        _check_layout(layout, 'Variable')
         if isinstance(data, Variable):
             raise TypeError('Variable: expected an array, got a Variable; '
                             'use as_variable() or Variable(x.array)')
@@ -123,6 +135,55 @@ class Variable:
         self._loss_scale = None
         if grad is not None:
             self.grad = grad
+
+    @staticmethod
+    def _init_unchecked(data=None, device=None, name=None, grad=None,
+                        grad_valid=True, requires_grad=True,
+                        is_chainerx_array=None, node=None, layout=None):
+        """A Variable made without the constructor's checks (Chainer 7's
+        internal constructor, which user code calls for speed)."""
+        if is_chainerx_array:
+            raise ValueError('Variable._init_unchecked: ChainerX arrays are '
+                             'not available in cpuframe')
+        _check_layout(layout, 'Variable._init_unchecked')
+        var = object.__new__(Variable)
+        var._array = data
+        var._requires_grad = requires_grad
+        if node is None:
+            node = VariableNode(var, name)
+        else:
+            node._variable = weakref.ref(var)
+            node.requires_grad = requires_grad
+            node._update_meta(data)
+        var._node = node
+        var._grad_var = None
+        var._loss_scale = None
+        if grad is not None and grad_valid:
+            var.grad = grad
+        return var
+
+    @property
+    def _has_chainerx_array(self):
+        # Chainer 7's flag; no array here is a ChainerX array.
+        return False
+
+    @property
+    def _grad(self):
+        # Chainer 7's internal name of the gradient array.
+        return self.grad
+
+    @_grad.setter
+    def _grad(self, g):
+        self.grad = g
+
+    def set_creator(self, gen_func):
+        """Chainer's setter method of ``creator`` (old-style Function or
+        FunctionNode)."""
+        self.creator = gen_func
+
+    def set_creator_node(self, fnode):
+        """Chainer's setter method of ``creator_node``."""
+        self.creator_node = fnode
 
     @classmethod
     def _of_output(cls, array, requires_grad):
@@ -516,7 +577,9 @@ class Parameter(Variable):
     # What initialize() fills the gradient with: 'nan', 'zero' or None.
     _grad_fill = None
 
-    def __init__(self, initializer=None, shape=None, name=None):
+    def __init__(self, initializer=None, shape=None, name=None, *,
+                 layout=None):
+        _check_layout(layout, 'Parameter')
         from cpuframe import initializers
         self._data = [None]
         if backend.is_array(initializer):

@@ -1009,8 +1009,8 @@ NOT_PROVIDED_NAMES = {
     'chainer.testing.unary_math_function_test': 'check_available is_available',
     'chainer.training.extensions.util': 'erase_console set_console_cursor_position',
     'chainer.utils.type_check': (
-        'Atom BoolBinaryOperator GetAttr LightMode LightTypeInfoTuple '
-        'get_function_check_context get_light_types in_light_mode light_mode'
+        'Atom BoolBinaryOperator GetAttr LightMode '
+        'get_function_check_context light_mode'
     ),
 }
 

@@ -181,3 +181,136 @@ def test_grad_inputs_do_not_change_the_given_arrays():
     numpy.testing.assert_array_equal(gi, numpy.full(3, 100.))
     numpy.testing.assert_array_equal(g2.array, numpy.full(3, 104.))
     numpy.testing.assert_array_equal(g1.array, numpy.full(3, 208.))
+
+
+# -- 3. devices and array types --------------------------------------------------
+
+
+def test_chainerx_device_class_exists_and_cannot_be_built():
+    # Chainer code names it (examples/cifar: isinstance checks) even where
+    # ChainerX is absent; cpuframe never has ChainerX.
+    from cpuframe import backend
+    assert issubclass(backend.ChainerxDevice, backend.Device)
+    assert not isinstance(backend.get_device('@numpy'), backend.ChainerxDevice)
+    assert backend.ChainerxDevice.from_array(numpy.zeros(2)) is None
+    with pytest.raises(RuntimeError, match='ChainerX is not available'):
+        backend.ChainerxDevice(None)
+
+
+def test_array_types_include_the_intel64_array_where_it_loads():
+    types = cpuframe.get_array_types()
+    assert numpy.ndarray in types
+    assert set(cpuframe.get_cpu_array_types()) <= set(types)
+    if _NATIVE:
+        assert intel64.mdarray in types
+        y = F.relu(intel64.from_numpy(numpy.ones((300, 300), numpy.float32)))
+        assert isinstance(y.array, types)
+        assert cpuframe.is_arrays_compatible(
+            [y.array, numpy.ones(3, numpy.float32)])
+    else:
+        assert types == (numpy.ndarray,)
+
+
+def test_use_ideep_takes_any_value_and_the_route_choice_rejects_a_bad_one():
+    with cpuframe.using_config('use_ideep', True):
+        assert cpuframe.config.use_ideep is True
+        with pytest.raises(ValueError, match=r"config.use_ideep: expected "
+                           r"one of 'never', 'auto', 'always', got True"):
+            F.relu(numpy.ones(3, numpy.float32))
+        with pytest.raises(ValueError, match='use_ideep'):
+            intel64.should_use_ideep('>=auto')
+    assert F.relu(numpy.ones(3, numpy.float32)).shape == (3,)
+
+
+def test_update_core_chainerx_falls_back_to_the_parameter_device():
+    p = cpuframe.Parameter(numpy.ones(3, numpy.float32))
+    p.grad = numpy.full(3, 0.5, numpy.float32)
+    opt = cpuframe.optimizers.SGD(lr=1.0)
+    link = cpuframe.Link()
+    with link.init_scope():
+        link.p = p
+    opt.setup(link)
+    p.update_rule.update_core_chainerx(p)
+    numpy.testing.assert_array_equal(p.array, numpy.full(3, 0.5))
+
+
+# -- 4. testing helpers and messages ---------------------------------------------
+
+
+@pytest.mark.parametrize('make, label', [
+    (lambda v: v + 2.0, '_ + 2.0'),
+    (lambda v: v + 2, '_ + 2'),
+    (lambda v: v - 2, '_ + (-2)'),
+    (lambda v: v - (-3.0), '_ + 3.0'),
+    (lambda v: -3.0 - v, '(-3.0) - _'),
+    (lambda v: v * 2, '_ * 2'),
+    (lambda v: 2 * v, '_ * 2'),
+    (lambda v: v * -1, '_ * (-1)'),
+    (lambda v: v / 2, '_ * 0.5'),
+    (lambda v: v / -2.0, '_ * (-0.5)'),
+    (lambda v: 2 / v, '2 / _'),
+    (lambda v: v ** 2, '_ ** 2'),
+    (lambda v: v ** -1.5, '_ ** (-1.5)'),
+    (lambda v: 2 ** v, '2 ** _'),
+    (lambda v: v + numpy.float32(3), '_ + 3.0'),
+    (lambda v: v + numpy.ones(3, numpy.float32), '_ + _'),
+    (lambda v: v + numpy.array(2.0, numpy.float32), '_ + _'),
+    (lambda v: v * v, '_ * _'),
+    (lambda v: -v, '__neg__'),
+])
+def test_operator_labels_show_the_constant_as_chainer_does(make, label):
+    # Read from Chainer 7.8.1 (which shows the constant, not 'const').
+    v = _v([1., 2., 3.])
+    assert make(v).creator.label == label
+
+
+def test_convert_value_to_string():
+    from cpuframe.functions.math.basic_math import _convert_value_to_string
+    assert _convert_value_to_string(2.0) == '2.0'
+    assert _convert_value_to_string(-2) == '(-2)'
+    assert _convert_value_to_string(numpy.float32(3)) == '3.0'
+    assert _convert_value_to_string(numpy.ones(2)) == 'constant array'
+    assert _convert_value_to_string(_v(1.)) == 'constant array'
+    with pytest.raises(ValueError, match='_convert_value_to_string'):
+        _convert_value_to_string(object())
+
+
+def test_chainer_internals_user_tests_use():
+    from cpuframe.utils import type_check
+    x = numpy.ones((2, 3), numpy.float32)
+    light = type_check.get_light_types((x,))
+    assert isinstance(light, type_check.LightTypeInfoTuple)
+    assert light.size() == 1 and light[0] is x
+    assert type_check.in_light_mode() is False
+    v = Variable(x)
+    assert v._has_chainerx_array is False
+    p = cpuframe.Parameter(x.copy())
+    assert p._grad is None
+    p.grad = numpy.zeros_like(x)
+    assert p._grad is p.grad
+    u = Variable._init_unchecked(x, name='u', requires_grad=False)
+    assert type(u) is Variable and u.array is x and u.name == 'u'
+    assert u.requires_grad is False and u.creator is None
+    y = v * 2
+    w = Variable(x)
+    w.set_creator_node(y.creator_node)
+    assert w.creator_node is y.creator_node
+    w.set_creator(None)
+    assert w.creator is None
+    # Chainer keeps a link's parameter and persistent names in sets.
+    link = cpuframe.links.BatchNormalization(3)
+    assert isinstance(link._params, set) and link._params == {'gamma', 'beta'}
+    assert {'avg_mean', 'avg_var', 'N'} <= link._persistent
+    assert [n for n, _ in link.namedparams()] == ['/gamma', '/beta']
+    import cpuframe.functions as functions
+    assert functions.math.identity.identity is functions.identity
+
+
+def test_layout_none_is_accepted_and_another_layout_refused():
+    x = numpy.ones(3, numpy.float32)
+    assert Variable(x, layout=None).array is x
+    assert cpuframe.Parameter(x, layout=None).shape == (3,)
+    with pytest.raises(ValueError, match=r'Variable: expected layout=None'):
+        Variable(x, layout='NHWC')
+    with pytest.raises(ValueError, match=r'Parameter: expected layout=None'):
+        cpuframe.Parameter(x, layout='NHWC')

@@ -281,15 +281,32 @@ class TypeInfoTuple(tuple):
         return Variable(len(self), '{}.size()'.format(self.name))
 
 
-class _LightTypes(tuple):
-    """``in_types`` in light mode: the input arrays themselves (their
-    ``shape``, ``dtype``, ``ndim`` and ``size`` are what the expressions
-    would evaluate to)."""
+class LightTypeInfoTuple(tuple):
+    """``in_types`` in light mode (Chainer's name): the input arrays
+    themselves (their ``shape``, ``dtype``, ``ndim`` and ``size`` are what
+    the expressions would evaluate to)."""
 
     name = 'in_types'
 
     def size(self):
         return len(self)
+
+
+_LightTypes = LightTypeInfoTuple
+
+
+def get_light_types(data):
+    """``data`` (a tuple of arrays) as the ``in_types`` of a light check."""
+    if not isinstance(data, tuple):
+        raise TypeError('get_light_types: expected a tuple of arrays, got '
+                        '{}'.format(type(data).__name__))
+    return LightTypeInfoTuple(data)
+
+
+def in_light_mode():
+    """Whether a check runs in light mode now (``in_types`` are arrays and
+    every expression is a plain value)."""
+    return bool(getattr(_mode, 'light', False))
 
 
 class _LightFailure(Exception):

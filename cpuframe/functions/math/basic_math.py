@@ -50,6 +50,27 @@ def _check_rhs(lhs, rhs, op):
                     '{}'.format(op, type(rhs).__name__))
 
 
+def _convert_value_to_string(value):
+    """How an operator node's label shows its constant (as Chainer 7): a
+    scalar as itself, in parentheses when negative; an array (or a
+    Variable's array) as 'constant array'."""
+    if isinstance(value, Variable):
+        value = value.array
+    if numpy.isscalar(value) and not isinstance(value, (str, bytes)):
+        return '({})'.format(value) if value < 0 else str(value)
+    if backend.is_array(value):
+        return 'constant array'
+    raise ValueError(
+        '_convert_value_to_string: expected a scalar, an array or a '
+        'Variable, got {}'.format(type(value).__name__))
+
+
+def _shown(node):
+    # The constant as the user wrote it (``x - 2`` shows ``(-2)``, not the
+    # float32 the node computes with).
+    return _convert_value_to_string(getattr(node, '_shown', node.value))
+
+
 class Neg(FunctionNode):
     @property
     def label(self):
@@ -93,6 +114,8 @@ def absolute(x):
 
 
 class Add(FunctionNode):
+    intel64_small_on_numpy = True
+
     @property
     def label(self):
         return '_ + _'
@@ -132,7 +155,7 @@ class AddConstant(FunctionNode):
 
     @property
     def label(self):
-        return '_ + const'
+        return '_ + ' + _shown(self)
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
@@ -158,6 +181,8 @@ class MultiAdd(FunctionNode):
     (nothing else refers to it); the sum is then accumulated into the first
     such array instead of a new one.
     """
+
+    intel64_small_on_numpy = True
 
     def __init__(self, donated=None):
         self.donated = donated
@@ -272,7 +297,7 @@ class SubFromConstant(FunctionNode):
 
     @property
     def label(self):
-        return 'const - _'
+        return _shown(self) + ' - _'
 
     def forward(self, inputs):
         return utils.force_array(self.value - inputs[0], inputs[0].dtype),
@@ -310,7 +335,7 @@ class MulConstant(FunctionNode):
 
     @property
     def label(self):
-        return '_ * const'
+        return '_ * ' + _shown(self)
 
     def forward(self, inputs):
         return utils.force_array(inputs[0] * self.value, inputs[0].dtype),
@@ -351,7 +376,7 @@ class DivFromConstant(FunctionNode):
 
     @property
     def label(self):
-        return 'const / _'
+        return _shown(self) + ' / _'
 
     def check_type_forward(self, in_types):
         _check_unary(in_types)
@@ -397,7 +422,7 @@ class PowVarConst(FunctionNode):
 
     @property
     def label(self):
-        return '_ ** const'
+        return '_ ** ' + _shown(self)
 
     def check_type_forward(self, in_types):
         _check_unary(in_types)
@@ -423,7 +448,7 @@ class PowConstVar(FunctionNode):
 
     @property
     def label(self):
-        return 'const ** _'
+        return _shown(self) + ' ** _'
 
     def check_type_forward(self, in_types):
         _check_unary(in_types)
@@ -570,18 +595,25 @@ def batch_matmul(a, b, transa=False, transb=False):
     return _matmul(a, b, transa, transb)
 
 
-def _binary(node_cls, const_cls, reflected_const_cls=None, name=''):
+def _binary(node_cls, const_cls, reflected_const_cls=None, name='',
+            shown=None):
+    # ``shown``: the constant a node of const_cls stands for, from the
+    # operand as given (``x - c`` is ``x + (-c)``), for its label.
     def method(self, other):
         rhs = _check_rhs(self, other, name)
         if isinstance(rhs, Variable):
             return node_cls().apply((self, rhs))[0]
-        return const_cls(rhs).apply((self,))[0]
+        node = const_cls(rhs)
+        node._shown = other if shown is None else shown(other)
+        return node.apply((self,))[0]
 
     def rmethod(self, other):
         rhs = _check_rhs(self, other, name)
         if isinstance(rhs, Variable):
             return node_cls().apply((rhs, self))[0]
-        return reflected_const_cls(rhs).apply((self,))[0]
+        node = reflected_const_cls(rhs)
+        node._shown = other
+        return node.apply((self,))[0]
     return method, rmethod
 
 
@@ -615,11 +647,13 @@ def _scalar_matmul():
 def install_variable_arithmetics():
     """Give Variable its operators (called once at import)."""
     add_, radd = _binary(Add, AddConstant, AddConstant, '__add__')
-    sub_, _ = _binary(Sub, lambda v: AddConstant(-v), None, '__sub__')
+    sub_, _ = _binary(Sub, lambda v: AddConstant(-v), None, '__sub__',
+                      shown=lambda c: -c)
     _, rsub = _binary(Sub, None, SubFromConstant, '__rsub__')
     mul_, rmul = _binary(Mul, MulConstant, MulConstant, '__mul__')
     div_, _ = _binary(Div, lambda v: MulConstant(1 / v)
-                      if v != 0 else _DivByConstant(v), None, '__truediv__')
+                      if v != 0 else _DivByConstant(v), None, '__truediv__',
+                      shown=lambda c: 1. / c if c != 0 else c)
     _, rdiv = _binary(Div, None, DivFromConstant, '__rtruediv__')
     pow_, _ = _binary(PowVarVar, PowVarConst, None, '__pow__')
     _, rpow = _binary(PowVarVar, None, PowConstVar, '__rpow__')
@@ -650,7 +684,7 @@ class _DivByConstant(FunctionNode):
 
     @property
     def label(self):
-        return '_ / const'
+        return '_ / ' + _shown(self)
 
     def forward(self, inputs):
         with numpy.errstate(divide='ignore', invalid='ignore'):
