@@ -297,11 +297,15 @@ def test_chainer_internals_user_tests_use():
     assert w.creator_node is y.creator_node
     w.set_creator(None)
     assert w.creator is None
-    # Chainer keeps a link's parameter and persistent names in sets.
+    # Chainer keeps a link's parameter, persistent and child names in sets
+    # and visits them sorted (read from Chainer 7.8.1).
     link = cpuframe.links.BatchNormalization(3)
     assert isinstance(link._params, set) and link._params == {'gamma', 'beta'}
     assert {'avg_mean', 'avg_var', 'N'} <= link._persistent
-    assert [n for n, _ in link.namedparams()] == ['/gamma', '/beta']
+    assert [n for n, _ in link.namedparams()] == ['/beta', '/gamma']
+    lstm = cpuframe.links.LSTM(3, 4)
+    assert [n for n, _ in lstm.namedparams()] == [
+        '/lateral/W', '/upward/W', '/upward/b']
     import cpuframe.functions as functions
     assert functions.math.identity.identity is functions.identity
 
