@@ -368,7 +368,25 @@ class Variable:
         raise TypeError('Variable: truth value of a Variable is ambiguous; '
                         'compare its .array instead')
 
-    __hash__ = object.__hash__
+    # As in Chainer 7: comparisons are refused (compare ``.array``), and a
+    # Variable is unhashable.
+    def _refuse_comparison(op):
+        def compare(self, other):
+            raise TypeError('Variables do not support {} operator. You could '
+                            'use `array` attribute instead.'.format(op))
+        compare.__name__ = '__{}__'.format(
+            {'==': 'eq', '!=': 'ne', '<': 'lt', '<=': 'le', '>': 'gt',
+             '>=': 'ge'}[op])
+        return compare
+
+    __eq__ = _refuse_comparison('==')
+    __ne__ = _refuse_comparison('!=')
+    __lt__ = _refuse_comparison('<')
+    __le__ = _refuse_comparison('<=')
+    __gt__ = _refuse_comparison('>')
+    __ge__ = _refuse_comparison('>=')
+    __hash__ = None
+    del _refuse_comparison
 
     # -- gradient bookkeeping ---------------------------------------------
     def cleargrad(self):

@@ -318,3 +318,88 @@ def test_layout_none_is_accepted_and_another_layout_refused():
         Variable(x, layout='NHWC')
     with pytest.raises(ValueError, match=r'Parameter: expected layout=None'):
         cpuframe.Parameter(x, layout='NHWC')
+
+
+# -- 2. mixed dtypes in normalization --------------------------------------------
+
+
+def test_batch_normalization_double_backward_with_float64_x_and_float32_gamma():
+    # Chainer computes in x's dtype; the second-order gradients are checked
+    # numerically (gamma and beta are cast to float64 on the numerical side
+    # only, as check_double_backward does with dtype).
+    rng = numpy.random.RandomState(3)
+    x = rng.randn(5, 3)
+    gamma = (rng.rand(3) + 0.5).astype(numpy.float32)
+    beta = rng.randn(3).astype(numpy.float32)
+    gy = rng.randn(5, 3)
+    ggx = rng.randn(5, 3)
+    ggamma = rng.randn(3).astype(numpy.float32)
+    gbeta = rng.randn(3).astype(numpy.float32)
+
+    def f(x, gamma, beta):
+        return F.batch_normalization(x, gamma, beta)
+
+    y = f(Variable(x), Variable(gamma), Variable(beta))
+    assert y.dtype == numpy.float64
+    gradient_check.check_double_backward(
+        f, (x, gamma, beta), gy, (ggx, ggamma, gbeta), dtype=numpy.float64,
+        atol=1e-4, rtol=1e-3)
+
+
+def test_fixed_batch_normalization_double_backward_with_mixed_dtypes():
+    # Before: InvalidType '_ * _' (float64 x against float32 gamma).
+    rng = numpy.random.RandomState(4)
+    f32 = numpy.float32
+    arrays = (rng.randn(5, 3), (rng.rand(3) + .5).astype(f32),
+              rng.randn(3).astype(f32), rng.randn(3).astype(f32),
+              (rng.rand(3) + .5).astype(f32))
+    ggs = tuple(rng.randn(*a.shape).astype(a.dtype) for a in arrays)
+    gradient_check.check_double_backward(
+        F.fixed_batch_normalization, arrays, rng.randn(5, 3), ggs,
+        dtype=numpy.float64, atol=1e-4, rtol=1e-3)
+    xs = [Variable(a) for a in arrays]
+    y = F.fixed_batch_normalization(*xs)
+    gs = cpuframe.grad([y], xs, [Variable(numpy.ones((5, 3)))],
+                       enable_double_backprop=True)
+    assert [g.dtype for g in gs] == [a.dtype for a in arrays]
+
+
+def test_batch_normalization_link_under_mixed16_keeps_float32_statistics():
+    # Read from Chainer 7.8.1: float16 x and y, float32 gamma, beta,
+    # avg_mean, avg_var (an initial float16 statistic becomes float32).
+    rng = numpy.random.RandomState(0)
+    x16 = rng.randn(8, 3).astype(numpy.float16)
+    with cpuframe.using_config('dtype', cpuframe.mixed16):
+        link = cpuframe.links.BatchNormalization(3)
+        other = cpuframe.links.BatchNormalization(
+            3, initial_avg_mean=numpy.zeros(3, numpy.float16))
+    assert other.avg_mean.dtype == numpy.float32
+    for a in (link.gamma.array, link.beta.array, link.avg_mean, link.avg_var):
+        assert a.dtype == numpy.float32
+    xv = Variable(x16)
+    y = link(xv)
+    F.sum(y * y).backward()
+    assert y.dtype == numpy.float16 and xv.grad.dtype == numpy.float16
+    assert link.gamma.grad.dtype == numpy.float32
+    # The statistics are those of float32 arithmetic on the float16 x.
+    mean = x16.astype(numpy.float32).mean(axis=0)
+    numpy.testing.assert_allclose(link.avg_mean, 0.1 * mean, rtol=1e-3,
+                                  atol=1e-4)
+    with cpuframe.using_config('train', False):
+        assert link(x16).dtype == numpy.float16
+
+
+def test_check_backward_with_dtype_on_a_link_whose_parameters_stay_float32():
+    # Chainer runs the numerical side without type checks: the float64 x
+    # meets the link's float32 W and b there.
+    rng = numpy.random.RandomState(1)
+    link = cpuframe.links.Deconvolution2D(2, 3, 2)
+    x = rng.randn(1, 2, 3, 3).astype(numpy.float32)
+    gy = rng.randn(*link(x).shape).astype(numpy.float32)
+    gradient_check.check_backward(link, x, gy, dtype=numpy.float64,
+                                  atol=1e-3, rtol=1e-3)
+    # and a wrong gradient still fails
+    with pytest.raises(AssertionError, match='check_backward failed'):
+        gradient_check.check_backward(lambda x: link(x) * 1.0 + x.array.sum(),
+                                      x, gy, dtype=numpy.float64,
+                                      atol=1e-3, rtol=1e-3)

@@ -246,14 +246,20 @@ class BatchNormalizationGrad(FunctionNode):
             reshape(ggbeta, keep), self.axes, self.eps,
             need_x=0 in indexes, need_gamma=1 in indexes,
             need_gy=2 in indexes, stats=(self.mean, self.inv_std))
+        from cpuframe.functions.array.cast import cast
         ret = []
         for i in indexes:
             if i == 0:
-                ret.append(g_x)
+                g, like = g_x, x
             elif i == 1:
-                ret.append(reshape(g_gamma, gamma.shape))
+                g, like = reshape(g_gamma, gamma.shape), gamma
             else:
-                ret.append(g_gy)
+                g, like = g_gy, gy
+            # Computed in x's dtype; each gradient in its input's (float32
+            # gamma beside a float64 x, as in Chainer).
+            if g is not None and g.dtype != like.dtype:
+                g = cast(g, like.dtype)
+            ret.append(g)
         return tuple(ret)
 
 
@@ -512,11 +518,23 @@ class FixedBatchNormalization(FunctionNode):
         from cpuframe.functions.array.reshape import reshape
         from cpuframe.functions.math.sqrt import rsqrt
         from cpuframe.functions.math.sum import sum as sum_
+        from cpuframe.functions.array.cast import cast
         x, gamma, mean, var = self.get_retained_inputs()
         gy, = grad_outputs
         axes = self._axes
         keep = _keep_shape(x.shape, axes)
         shape = gamma.shape
+        # Computed in x's dtype (as Chainer): float32 gamma, mean and var
+        # beside a float64 x are cast up, and each gradient back down.
+        dtypes = tuple(node.dtype for node in self.inputs)
+        if gamma.dtype != x.dtype:
+            gamma = cast(gamma, x.dtype)
+        if mean.dtype != x.dtype:
+            mean = cast(mean, x.dtype)
+        if var.dtype != x.dtype:
+            var = cast(var, x.dtype)
+        if gy.dtype != x.dtype:
+            gy = cast(gy, x.dtype)
         r = rsqrt(var + self.eps)
         gamma_r = gamma * r
         ret = {}
@@ -535,7 +553,11 @@ class FixedBatchNormalization(FunctionNode):
                 ret[2] = gbeta
             if 3 in indexes:
                 ret[3] = -gbeta * gamma_r
-        return tuple(ret[i] for i in indexes)
+        out = []
+        for i in indexes:
+            g = ret[i]
+            out.append(g if g.dtype == dtypes[i] else cast(g, dtypes[i]))
+        return tuple(out)
 
 
 def fixed_batch_normalization(x, gamma, beta, mean, var, eps=2e-5,

@@ -44,7 +44,10 @@ class BatchNormalization(link.Link):
                  initial_avg_var=None, *, impl_selector=None):
         super().__init__()
         self._impl_selector = impl_selector
-        self._dtype = numpy.dtype(dtype or configuration.config.dtype)
+        # Under mixed16 the parameters and statistics are float32 (as in
+        # Chainer 7): float16 x, float32 gamma, beta, avg_mean and avg_var.
+        from cpuframe import get_dtype
+        self._dtype = get_dtype(dtype, map_mixed16=numpy.float32)
         self.decay = decay
         self.eps = eps
         self.axis = (axis,) if isinstance(axis, int) else axis
@@ -76,6 +79,11 @@ class BatchNormalization(link.Link):
             self.beta.initialize(shape)
 
     def _stat(self, initial, default, shape):
+        if initial is not None and hasattr(initial, 'dtype') and \
+                initial.dtype != self._dtype:
+            # An initial statistic in another dtype is cast to the link's
+            # (Chainer: a float16 one under mixed16 gives float32 stats).
+            initial = initial.astype(self._dtype)
         init = initializers._get_initializer(
             default if initial is None else initial)
         return initializers.generate_array(init, shape, self.xp,

@@ -31,7 +31,7 @@ def test_is_batch_normalization_with_same_params_and_persistents():
     assert brn.rmax == 3. and brn.dmax == 5.
     assert brn.gamma.shape == (3,) and brn.beta.shape == (3,)
     assert (brn.avg_mean == 0).all() and (brn.avg_var == 1).all()
-    assert [n for n, _ in brn.namedparams()] == ['/gamma', '/beta']
+    assert [n for n, _ in brn.namedparams()] == ['/beta', '/gamma']
     assert set(brn._persistent) == {'N', 'avg_mean', 'avg_var'}
     assert brn.N == 0
 

@@ -15,7 +15,7 @@ class TestBatchNormalization:
         bn = L.BatchNormalization(3)
         assert bn.gamma.shape == (3,) and bn.beta.shape == (3,)
         assert (bn.avg_mean == 0).all() and (bn.avg_var == 1).all()
-        assert [n for n, _ in bn.namedparams()] == ['/gamma', '/beta']
+        assert [n for n, _ in bn.namedparams()] == ['/beta', '/gamma']
         assert set(bn._persistent) == {'N', 'avg_mean', 'avg_var'}
 
     def test_train_updates_running_stats_and_test_uses_them(self):
