@@ -148,13 +148,28 @@ class DeviceResident:
         return self
 
     def to_cpu(self):
-        """Move to the NumPy CPU device."""
+        """Move to the NumPy CPU device.
+
+        .. deprecated:: Chainer v7 (warns, as Chainer 7): use
+           ``to_device('@numpy')``.
+        """
+        _warn_deprecated_move('to_cpu', '@numpy')
         self.device_resident_accept(
             _ToDeviceVisitor(cpu_device, self, ('to_cpu', {})))
         return self
 
     def to_gpu(self, device=None):
-        """Move to a GPU (the current one when ``device`` is None)."""
+        """Move to a GPU (the current one when ``device`` is None).
+
+        .. deprecated:: Chainer v7 (warns, as Chainer 7): use
+           ``to_device('@cupy:N')``.
+        """
+        _warn_deprecated_move('to_gpu', '@cupy:N')
+        return self._to_gpu(device)
+
+    def _to_gpu(self, device=None):
+        # to_gpu without the warning (StandardUpdater's move: it does not
+        # move arrays already on another GPU, as Chainer's).
         cuda.check_cuda_available()
         if device is None:
             device = cuda.cupy.cuda.Device()
@@ -166,10 +181,31 @@ class DeviceResident:
         return self
 
     def to_intel64(self):
-        """Move to the Intel64 (oneDNN) device."""
+        """Move to the Intel64 (oneDNN) device.
+
+        .. deprecated:: Chainer v7 (warns, as Chainer 7): use
+           ``to_device('@intel64')``.
+        """
+        _warn_deprecated_move('to_intel64', '@intel64')
         self.device_resident_accept(
             _ToDeviceVisitor(Intel64Device(), self, ('to_intel64', {})))
         return self
+
+    def from_chx(self):
+        """Chainer's move back from ChainerX: a no-op here (no array is a
+        ChainerX array); returns self."""
+        return self
+
+    def to_chx(self):
+        """Chainer's move to ChainerX: ChainerX is not available."""
+        raise RuntimeError('ChainerX is not available.')
+
+
+def _warn_deprecated_move(method, device):
+    # Chainer 7's message for the to_* moves of a link.
+    import warnings
+    warnings.warn("{} is deprecated. Please use to_device('{}') instead."
+                  .format(method, device), DeprecationWarning, stacklevel=3)
 
 
 def _method_for(device):

@@ -3,6 +3,21 @@ and the Kullback-Leibler registry (:func:`register_kl`,
 :func:`kl_divergence`, :func:`cross_entropy`)."""
 
 
+def _taking_points(method):
+    import functools
+
+    from cpuframe import backend
+    from cpuframe.variable import Variable
+
+    @functools.wraps(method)
+    def wrapper(self, x, *args, **kwargs):
+        if backend.is_array(x):
+            x = Variable(x, requires_grad=False)
+        return method(self, x, *args, **kwargs)
+    wrapper._takes_points = True
+    return wrapper
+
+
 class Distribution:
     """Base class of the probability distributions of
     :mod:`cpuframe.distributions`.
@@ -19,6 +34,21 @@ class Distribution:
     Methods and properties a family does not define raise
     ``NotImplementedError``.
     """
+
+    # The methods that take points: an array point becomes a constant
+    # Variable first (as Chainer's ``as_variable(x)``), so that arithmetic
+    # on it before any Variable (``1 - x`` of a 0-d array is a NumPy
+    # scalar) stays in the graph's types.
+    _POINT_METHODS = ('log_prob', 'prob', 'cdf', 'log_cdf', 'icdf',
+                      'survival_function', 'log_survival_function')
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in cls._POINT_METHODS:
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, '_takes_points',
+                                                  False):
+                setattr(cls, name, _taking_points(method))
 
     def _not_implemented(self, what):
         return NotImplementedError('{} does not provide {}'.format(

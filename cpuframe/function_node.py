@@ -153,8 +153,10 @@ class FunctionNode:
         """Compute the outputs of this function on ``inputs``.
 
         ``inputs`` are Variables or arrays (arrays become constants).
-        Returns a tuple of Variables.  The graph is recorded only when
-        ``config.enable_backprop`` holds and some input requires a gradient.
+        Returns a tuple of Variables.  The graph is recorded whenever
+        ``config.enable_backprop`` holds (as in Chainer 7, also when no
+        input requires a gradient); an output requires a gradient when
+        some input does.
 
         The bookkeeping is the whole cost of an op on small arrays, so this
         path reads each configuration key once and asks per-class facts by
@@ -217,8 +219,12 @@ class FunctionNode:
         for hook in hooks:
             hook.forward_postprocess(self, in_data)
 
-        build_graph = requires_grad and config.enable_backprop
-        ret = tuple(Variable._of_output(y, build_graph) for y in outputs)
+        # As Chainer 7: the graph is recorded whenever backprop is enabled,
+        # also when no input needs a gradient (``F.dropout(x).creator`` of
+        # an array x is the Dropout node); the outputs need a gradient when
+        # some input does.
+        build_graph = config.enable_backprop
+        ret = tuple(Variable._of_output(y, requires_grad) for y in outputs)
         if build_graph:
             rank = 0
             nodes = []

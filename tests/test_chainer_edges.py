@@ -403,3 +403,97 @@ def test_check_backward_with_dtype_on_a_link_whose_parameters_stay_float32():
         gradient_check.check_backward(lambda x: link(x) * 1.0 + x.array.sum(),
                                       x, gy, dtype=numpy.float64,
                                       atol=1e-3, rtol=1e-3)
+
+
+def test_variables_refuse_comparisons_and_hashing_as_in_chainer():
+    v = _v([1., 2.])
+    for compare in (lambda: v == v, lambda: v != 1, lambda: v < 1,
+                    lambda: v <= v, lambda: v > 0, lambda: v >= 0):
+        with pytest.raises(TypeError, match=r'Variables do not support .* '
+                           r'operator. You could use `array` attribute'):
+            compare()
+    with pytest.raises(TypeError, match='unhashable'):
+        hash(v)
+    with pytest.raises(TypeError, match='unhashable'):
+        {v}
+    # identity still works where Python asks it first
+    assert v in [v] and [v].index(v) == 0
+    numpy.testing.assert_array_equal(v.array == v.array, [True, True])
+
+
+# -- 5. edges tried as a user would ----------------------------------------------
+
+
+@pytest.mark.parametrize('name, params, x, expected', [
+    # log of the densities at x, by hand
+    ('Beta', (2., 3.), .5, numpy.log(12 * .5 * .25)),
+    ('Chisquare', (3.,), .5, -1.5155121),
+    ('Gamma', (2., 1.), 1.5, numpy.log(1.5 * numpy.exp(-1.5))),
+    ('Normal', (0., 1.), .5, -0.5 * numpy.log(2 * numpy.pi) - .125),
+])
+def test_log_prob_takes_0d_arrays(name, params, x, expected):
+    # Chainer converts the point (as_variable) before any arithmetic; a
+    # 0-d array's '1 - x' is a NumPy scalar, which was refused.
+    dist = getattr(cpuframe.distributions, name)(
+        *[numpy.array(p, numpy.float32) for p in params])
+    lp = dist.log_prob(numpy.array(x, numpy.float32))
+    assert isinstance(lp, Variable) and lp.shape == ()
+    numpy.testing.assert_allclose(float(lp.array), expected, rtol=1e-5)
+    p = dist.prob(numpy.array(x, numpy.float32))
+    numpy.testing.assert_allclose(float(p.array), numpy.exp(expected),
+                                  rtol=1e-5)
+
+
+def test_ctc_refuses_integer_scores_as_chainer_does():
+    from cpuframe.utils.type_check import InvalidType
+    t = numpy.ones((2, 1), numpy.int32)
+    with pytest.raises(InvalidType, match=r'x.dtype.kind == f'):
+        F.connectionist_temporal_classification(
+            [numpy.zeros((2, 3), numpy.int32)] * 2, t, 0)
+    loss = F.connectionist_temporal_classification(
+        [numpy.zeros((2, 3), numpy.float32)] * 2, t, 0)
+    # two frames, uniform scores: p(t) = 3 paths of 1/9 -> -log(1/3)
+    numpy.testing.assert_allclose(float(loss.array), numpy.log(3), rtol=1e-6)
+
+
+def test_functions_of_arrays_record_their_creator_as_in_chainer():
+    # Read from Chainer 7.8.1: the graph is recorded whenever backprop is
+    # enabled; the output needs a gradient only when an input does.
+    y = F.dropout(numpy.ones(3, numpy.float32))
+    assert y.creator is not None and y.requires_grad is False
+    assert y.creator.inputs[0].requires_grad is False
+    c = Variable(numpy.ones(3, numpy.float32), requires_grad=False)
+    w = c * 2
+    assert w.creator is not None and w.creator.label == '_ * 2'
+    assert w.requires_grad is False
+    x = _v([1., 2., 3.])
+    with cpuframe.no_backprop_mode():
+        z = F.relu(x)
+    assert z.creator is None and z.requires_grad is True
+    # backward through constants reaches only what needs a gradient
+    loss = F.sum(F.relu(x) * F.dropout(numpy.ones(3, numpy.float32), 0.0))
+    loss.backward()
+    numpy.testing.assert_array_equal(x.grad, [1., 1., 1.])
+
+
+@pytest.mark.parametrize('method, device', [
+    ('to_cpu', '@numpy'),
+    ('to_intel64', '@intel64'),
+])
+def test_link_moves_by_name_warn_as_in_chainer(method, device):
+    if method == 'to_intel64' and not _NATIVE:
+        pytest.skip('oneDNN native module unavailable')
+    link = cpuframe.links.Linear(2, 3)
+    with pytest.warns(DeprecationWarning, match=r"{} is deprecated. Please "
+                      r"use to_device\('{}'\) instead.".format(method,
+                                                                device)):
+        assert getattr(link, method)() is link
+    assert str(link.device) == device
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        link.to_device('@numpy')            # the way Chainer 7 asks for
+        Variable(numpy.ones(2)).to_cpu()    # Variables do not warn
+    assert link.from_chx() is link
+    with pytest.raises(RuntimeError, match='ChainerX is not available'):
+        link.to_chx()

@@ -72,7 +72,8 @@ class BackendConfig:
                     self.chainerx_device))
         if self.use_cuda and self.cuda_device is None:
             self.cuda_device = 0
-        for key in ('use_cudnn', 'use_ideep'):
+        # (use_ideep takes any value, as in Chainer: the ops reject a bad one)
+        for key in ('use_cudnn',):
             if getattr(self, key) not in ('never', 'auto', 'always'):
                 raise ValueError(
                     "BackendConfig: {} must be 'never', 'auto' or 'always', "

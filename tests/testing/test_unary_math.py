@@ -54,3 +54,19 @@ def test_wrong_reference_is_detected():
     except testing.FunctionTestError:
         return
     raise AssertionError('a wrong func_expected passed the forward test')
+
+
+@testing.unary_math_function_unittest(F.tanh, backward_options={'atol': 5e-3})
+class TestTanhMergedOptions(unittest.TestCase):
+
+    def test_options_are_merged_into_the_dtype_defaults(self, backend_config):
+        # Chainer 7 updates its dtype-dependent tolerances with the given
+        # options: float16 keeps eps/rtol 2**-4 and the float64 numerical
+        # side (replacing them ran float16 checks at atol 1e-5).
+        opts = self.check_backward_options
+        assert opts['atol'] == 5e-3 and opts['dtype'] == numpy.float64
+        if self.dtype == numpy.float16:
+            assert opts['eps'] == opts['rtol'] == 2 ** -4
+            assert self.check_double_backward_options['atol'] == 2 ** -4
+        else:
+            assert opts['rtol'] == 1e-4 and 'eps' not in opts

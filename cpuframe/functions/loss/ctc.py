@@ -13,6 +13,7 @@ import collections.abc
 import numpy
 
 from cpuframe.function_node import FunctionNode
+from cpuframe.utils import type_check
 
 
 def _to_host(array):
@@ -219,6 +220,15 @@ def connectionist_temporal_classification(
         raise ValueError('connectionist_temporal_classification: every frame '
                          'of x must have the same shape (B, V); got {}'
                          .format([tuple(xi.shape) for xi in x]))
+    kinds = sorted({xi.dtype.kind for xi in x})
+    if kinds != ['f']:
+        # Chainer's type check: scores are floating point.
+        actual = '{} != f'.format(''.join(k for k in kinds if k != 'f'))
+        raise type_check.InvalidType(
+            'x.dtype.kind == f', actual,
+            msg='Invalid operation is performed in: '
+                'ConnectionistTemporalClassification (Forward)\n\n'
+                'Expect: x.dtype.kind == f\nActual: ' + actual)
     B, V = shape
     T = len(x)
     if not 0 <= blank_symbol < V:

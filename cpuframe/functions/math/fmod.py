@@ -31,7 +31,7 @@ class Fmod(FunctionNode):
             else:
                 # d fmod / d divisor = -trunc(x / divisor), piecewise constant.
                 xp = backend.get_array_module(x.array)
-                q = utils.force_array(-xp.fix(x.array / divisor.array),
+                q = utils.force_array(-xp.trunc(x.array / divisor.array),
                                       x.dtype)
                 ret.append(gy * q)
         return tuple(ret)

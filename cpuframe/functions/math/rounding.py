@@ -49,4 +49,5 @@ def fix(x):
     >>> F.fix(np.array([-1.5, 1.5], np.float32)).array
     array([-1.,  1.], dtype=float32)
     """
-    return _round(x, 'fix', 'fix')
+    # numpy.trunc: numpy.fix is deprecated from NumPy 2.5 (same values)
+    return _round(x, 'fix', 'trunc')

@@ -51,7 +51,7 @@ class StandardUpdater(_updater.Updater):
         if device is not None:
             for opt in self._optimizers.values():
                 if isinstance(device, cuda.GpuDevice):
-                    opt.target.to_gpu(device.device.id)
+                    opt.target._to_gpu(device.device.id)
                 else:
                     opt.target.to_device(device)
 
