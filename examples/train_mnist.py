@@ -99,7 +99,7 @@ def main():
     parser.add_argument('--frequency', '-f', type=int, default=-1,
                         help='snapshot frequency in epochs (-1: end only)')
     parser.add_argument('--device', '-d', default='@numpy',
-                        help="'@numpy', '@intel64', '@cupy:0' or -1/0")
+                        help="'@numpy' (or -1), '@intel64', '@cupy:N' (or N)")
     parser.add_argument('--out', '-o', default='result')
     parser.add_argument('--resume', '-r', default='')
     parser.add_argument('--unit', '-u', type=int, default=256)
@@ -112,14 +112,23 @@ def main():
                         help='config.dtype (default: float32, or what '
                         'CPUFRAME_DTYPE sets): mixed_bf16 is the bfloat16 '
                         'mixed mode (float32 master weights, bfloat16 oneDNN '
-                        'ops; with --device @intel64), mixed16 Chainer\'s')
+                        'ops; with --device @intel64), mixed16 Chainer\'s '
+                        'float16 mixed mode (for GPUs: float16 has no fast '
+                        'CPU route)')
     args = parser.parse_args()
 
     # Before the model is built: the links read config.dtype.
     if args.dtype is not None:
         chainer.global_config.dtype = resolve_dtype(args.dtype)
     numpy.random.seed(args.seed)
-    device = chainer.get_device(args.device)
+    try:
+        device = chainer.get_device(args.device)
+    except (ValueError, RuntimeError) as e:
+        # One line naming the valid devices, not a traceback ('@intel',
+        # Chainer's habit '--device 0' on a machine without CuPy).
+        parser.error("--device {}: {} (valid: '@numpy' or -1, '@intel64', "
+                     "'@cupy:N' or N with CuPy and a GPU)".format(
+                         args.device, str(e).splitlines()[0]))
     print('Device: {}'.format(device))
     print('Model: {}, dataset: {}, minibatch: {}, epochs: {}, dtype: {}'.format(
         args.model, args.dataset, args.batchsize, args.epoch,

@@ -247,15 +247,19 @@ def test_zerograds_warns():
 
 
 @pytest.mark.parametrize('device', DEVICES)
-def test_to_device_family_does_not_warn(device):
+def test_to_device_does_not_warn_and_the_named_moves_do(device):
+    # Chainer 7 deprecates to_cpu/to_gpu/to_intel64 (DeprecationWarning)
     link = L.Linear(2, 2)
     with warnings.catch_warnings():
         warnings.simplefilter('error', DeprecationWarning)
         link.to_device(device)
-        if device == '@intel64':
-            link.to_intel64()
-        link.to_cpu()
+        link.to_device('@numpy')
         link.cleargrads()
+    if device == '@intel64':
+        with pytest.warns(DeprecationWarning, match='to_intel64 is deprecated'):
+            link.to_intel64()
+    with pytest.warns(DeprecationWarning, match='to_cpu is deprecated'):
+        link.to_cpu()
 
 
 def test_count_params_warns_about_uninitialized_parameters():

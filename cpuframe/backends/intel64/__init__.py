@@ -73,9 +73,23 @@ How to add a route
    In C++, check dtypes with ``dtype.equal(py::dtype::of<float>())`` (or
    ``as_tensor``), not ``dtype.kind()``/``itemsize()``: with pybind11 2.11
    those misread NumPy 2 descriptors.
-3. Tests in ``tests/backends/intel64/``: parity against
+   An op whose NumPy path is single-threaded (ufuncs, reductions, copies:
+   no BLAS) sets ``intel64_small_on_numpy = True``: under 'auto', small
+   plain float32 mdarrays then take that path, which reads them in place
+   (``_routing.small_plain``, ``DEVICE_SMALL``).
+3. The mixed_bf16 mode (``cpuframe/_bf16.py`` states the rule): declare in
+   the class which inputs the route reads in bf16 (``bf16_inputs``: the
+   machinery hands them to ``forward_intel64`` as bf16-stored Tensors;
+   ``bf16_weights``: the primitive converts them itself) and which outputs
+   it writes in bf16 (``bf16_outputs``). The kernel must accept bf16
+   Tensors for those (or ``intel64_supports`` declines them); the NumPy
+   path then rounds the same arrays, and is the reference the route is
+   checked against in ``tests/test_mixed_bf16.py`` (skipped where the CPU
+   has no bf16 primitives). An op that declares nothing stays float32.
+4. Tests in ``tests/backends/intel64/``: parity against
    ``config.use_ideep='never'`` for forward and every gradient, on NumPy
-   inputs and on the Intel64 device (``intel64.mdarray.from_numpy``).
+   inputs and on the Intel64 device (``intel64.mdarray.from_numpy``), with
+   NaN, +-inf and huge values.
 """
 
 from cpuframe import _native

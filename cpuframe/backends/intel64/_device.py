@@ -35,7 +35,31 @@ class Intel64Device(Device):
         if isinstance(array, numpy.ndarray) and \
                 array.dtype == numpy.float32 and 1 <= array.ndim <= 12:
             return _pkg.mdarray.from_numpy(array)
+        if isinstance(array, numpy.ndarray) and \
+                array.dtype == numpy.float16 and array.ndim >= 1:
+            _warn_float16_once()
         return array
+
+
+_float16_warned = False
+
+
+def _warn_float16_once():
+    # float16 (Chainer's mixed16) has no fast CPU route: NumPy computes it in
+    # software, about 40x slower than float32 for a small convnet here.
+    global _float16_warned
+    if _float16_warned:
+        return
+    _float16_warned = True
+    import warnings
+
+    from cpuframe.warnings import PerformanceWarning
+    warnings.warn(
+        "float16 arrays on '@intel64' stay NumPy arrays: oneDNN's routes "
+        "here are float32 and bfloat16, and NumPy computes float16 in "
+        "software, tens of times slower than float32. On CPUs use float32, "
+        "or cpuframe.mixed_bf16 for mixed precision (config.dtype).",
+        PerformanceWarning, stacklevel=4)
 
     def elementwise_update(self, rule, param):
         """``rule.update_core_cpu`` on flat NumPy views of the parameter.
