@@ -497,3 +497,27 @@ def test_link_moves_by_name_warn_as_in_chainer(method, device):
     assert link.from_chx() is link
     with pytest.raises(RuntimeError, match='ChainerX is not available'):
         link.to_chx()
+
+
+# -- 7. what a newcomer meets ----------------------------------------------------
+
+
+@pytest.mark.skipif(not _NATIVE, reason='oneDNN native module unavailable')
+def test_float16_on_the_intel64_device_warns_once(monkeypatch):
+    # mixed16 on '@intel64' was ~40x slower than float32 without a word
+    from cpuframe.backends.intel64 import _device
+    from cpuframe.warnings import PerformanceWarning
+    monkeypatch.setattr(_device, '_float16_warned', False)
+    with cpuframe.using_config('dtype', numpy.float16):
+        link = cpuframe.links.Linear(3, 2)
+    with pytest.warns(PerformanceWarning, match='mixed_bf16'):
+        link.to_device('@intel64')
+    assert link.W.dtype == numpy.float16
+    assert isinstance(link.W.array, numpy.ndarray)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        cpuframe.get_device('@intel64').send(numpy.ones(3, numpy.float16))
+    # float32 goes native, silently
+    assert intel64.is_native_array(
+        cpuframe.get_device('@intel64').send(numpy.ones(3, numpy.float32)))

@@ -108,7 +108,7 @@ def test_hooks_see_every_forward_and_backward():
         y = F.sum(F.relu(x) * 2)
         y.backward()
     labels = [c[1] for c in hook.calls if c[0] == 'fpre']
-    assert labels[:3] == ['ReLU', '_ * const', 'Sum']
+    assert labels[:3] == ['ReLU', '_ * 2', 'Sum']
     assert [c[0] for c in hook.calls[:2]] == ['fpre', 'fpost']
     backward = [(c[0], c[1]) for c in hook.calls if c[0] in ('bpre', 'bpost')]
     # each backward between its pre and post, highest rank first; the

@@ -10,6 +10,27 @@ from cpuframe.backends._cpu import to_numpy
 _pkg = sys.modules[__package__]  # the package: mdarray and the loaded module live there
 
 
+_float16_warned = False
+
+
+def _warn_float16_once():
+    # float16 (Chainer's mixed16) has no fast CPU route: NumPy computes it in
+    # software, about 40x slower than float32 for a small convnet here.
+    global _float16_warned
+    if _float16_warned:
+        return
+    _float16_warned = True
+    import warnings
+
+    from cpuframe.warnings import PerformanceWarning
+    warnings.warn(
+        "float16 arrays on '@intel64' stay NumPy arrays: oneDNN's routes "
+        "here are float32 and bfloat16, and NumPy computes float16 in "
+        "software, tens of times slower than float32. On CPUs use float32, "
+        "or cpuframe.mixed_bf16 for mixed precision (config.dtype).",
+        PerformanceWarning, stacklevel=4)
+
+
 class Intel64Device(Device):
     """The oneDNN device (``'@intel64'``).
 
@@ -41,26 +62,6 @@ class Intel64Device(Device):
         return array
 
 
-_float16_warned = False
-
-
-def _warn_float16_once():
-    # float16 (Chainer's mixed16) has no fast CPU route: NumPy computes it in
-    # software, about 40x slower than float32 for a small convnet here.
-    global _float16_warned
-    if _float16_warned:
-        return
-    _float16_warned = True
-    import warnings
-
-    from cpuframe.warnings import PerformanceWarning
-    warnings.warn(
-        "float16 arrays on '@intel64' stay NumPy arrays: oneDNN's routes "
-        "here are float32 and bfloat16, and NumPy computes float16 in "
-        "software, tens of times slower than float32. On CPUs use float32, "
-        "or cpuframe.mixed_bf16 for mixed precision (config.dtype).",
-        PerformanceWarning, stacklevel=4)
-
     def elementwise_update(self, rule, param):
         """``rule.update_core_cpu`` on flat NumPy views of the parameter.
 
@@ -79,10 +80,18 @@ def _warn_float16_once():
             if not grad.same_layout(data):  # (also: same storage dtype)
                 return False
             grad_view = grad.raw_view()
-        elif isinstance(grad, numpy.ndarray) and data.is_plain and \
+        elif isinstance(grad, numpy.ndarray) and \
                 grad.shape == data.shape and grad.dtype == numpy.float32:
-            # (a bias gradient comes back as NumPy): read in NumPy order
-            grad_view = numpy.ascontiguousarray(grad).reshape(-1)
+            if data.is_plain:
+                # (a bias gradient comes back as NumPy): read in NumPy order
+                grad_view = numpy.ascontiguousarray(grad).reshape(-1)
+            else:
+                # A NumPy gradient of a re-laid-out weight (a small layer's
+                # backward ran on NumPy): one reorder into the weight's
+                # layout, then the same flat update.
+                laid_out = _pkg.mdarray.empty_like(data)
+                laid_out.copy_from(grad)
+                grad_view = laid_out.raw_view()
         else:
             return False
         state = rule._state or {}
