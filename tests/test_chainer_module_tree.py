@@ -107,9 +107,10 @@ def test_readme_lists_what_is_not_provided():
     from . import chainer7_not_provided as listing
     with open(listing.readme_path()) as f:
         block = listing.current_block(f.read())
-    assert block is not None, 'README.md lacks the not-provided table'
+    assert block is not None, \
+        'docs/chainer-coverage.md lacks the not-provided table'
     assert block == listing.render(), (
-        'README.md\'s not-provided table is stale: run '
+        'docs/chainer-coverage.md\'s not-provided table is stale: run '
         'python tests/chainer7_not_provided.py')
     for module in data.NOT_PROVIDED_MODULES:
         assert module in listing.MODULE_REASONS, module
