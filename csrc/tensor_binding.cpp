@@ -46,8 +46,11 @@ the NumPy protocols). The layout is plain row-major ("abcd"), a permutation
 ("acdb" = NHWC) or blocked ("aBcd16b"), as the primitive that wrote it chose.
 Create one with Tensor.from_numpy(a); read it back with to_numpy().
 )doc");
-    cls.def_static("from_numpy", &Tensor::from_numpy, py::arg("a"),
-                   "A copy of the float32 ndarray a in plain row-major layout.")
+    cls.def(py::init([](const py::handle& a) { return Tensor::from_numpy(a); }), py::arg("a"),
+            "mdarray(a): a copy of the float32 ndarray a in plain row-major layout (as "
+            "Tensor.from_numpy; iDeep's mdarray(ndarray) constructor).")
+        .def_static("from_numpy", &Tensor::from_numpy, py::arg("a"),
+                    "A copy of the float32 ndarray a in plain row-major layout.")
         .def("to_numpy", &Tensor::to_numpy,
              "A new C-contiguous float32 ndarray of the logical shape (reordered from "
              "the tensor's layout).")

@@ -521,3 +521,30 @@ def test_float16_on_the_intel64_device_warns_once(monkeypatch):
     # float32 goes native, silently
     assert intel64.is_native_array(
         cpuframe.get_device('@intel64').send(numpy.ones(3, numpy.float32)))
+
+
+@pytest.mark.skipif(not _NATIVE, reason='oneDNN native module unavailable')
+def test_mdarray_is_constructed_from_an_ndarray_and_npz_loads_into_it(
+        tmp_path):
+    # iDeep's mdarray(ndarray); Chainer's tests build device arrays so
+    a = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
+    t = intel64.mdarray(a)
+    assert isinstance(t, intel64.mdarray) and t.shape == (2, 3)
+    numpy.testing.assert_array_equal(numpy.asarray(t), a)
+    a[0, 0] = 99  # a copy
+    assert numpy.asarray(t)[0, 0] == 0
+    with pytest.raises(TypeError, match='float32'):
+        intel64.mdarray(numpy.ones(3))
+    src = cpuframe.links.Linear(3, 2)
+    path = str(tmp_path / 'm.npz')
+    cpuframe.serializers.save_npz(path, src)
+    dst = cpuframe.links.Linear(3, 2)
+    dst.to_device('@intel64')
+    cpuframe.serializers.load_npz(path, dst)
+    assert intel64.is_native_array(dst.W.array)
+    numpy.testing.assert_array_equal(numpy.asarray(dst.W.array), src.W.array)
+    # the deserializer writes into an mdarray value in place
+    value = intel64.mdarray(numpy.zeros((2, 3), numpy.float32))
+    with numpy.load(path) as npz:
+        assert cpuframe.serializers.NpzDeserializer(npz)('W', value) is value
+    numpy.testing.assert_array_equal(numpy.asarray(value), src.W.array)

@@ -129,3 +129,21 @@ def test_running_from_a_checkout_without_the_module_warns(tmp_path):
     assert after.count('NativeBackendMissingWarning') == 1, after
     assert 'source tree at {}'.format(checkout) in after
     assert '`pip install -e .`' in after
+
+
+@pytest.mark.parametrize('checkout', [True, False])
+def test_moving_to_the_device_without_the_module_says_why_and_what_to_do(
+        missing_native, checkout):
+    # (issue 26) from a source checkout the error said only "No module
+    # named 'cpuframe._dnnl'"
+    root = missing_native(checkout)
+    link = cpuframe.links.Linear(2, 3)
+    with pytest.raises(RuntimeError) as e:
+        link.to_device('@intel64')
+    msg = str(e.value)
+    assert _ERROR in msg
+    if checkout:
+        assert 'source tree at {}'.format(root) in msg
+        assert 'pip install -e .' in msg and 'outside the checkout' in msg
+    else:
+        assert 'source tree' not in msg

@@ -29,9 +29,19 @@ def unavailable_reason():
 def check_ideep_available():
     """Raise ``RuntimeError`` with the reason when oneDNN is not usable."""
     if not _pkg.is_ideep_available():
-        raise RuntimeError(
-            'intel64 backend: the oneDNN native module cpuframe._dnnl could '
-            'not be loaded: {}'.format(_native.load_error()))
+        message = ('intel64 backend: the oneDNN native module cpuframe._dnnl '
+                   'could not be loaded: {}'.format(_native.load_error()))
+        root = None if _native.disabled() else _native.source_tree()
+        if root is not None:
+            # Say why and what to do, as the 'auto' path's warning does.
+            message += (
+                '. cpuframe was imported from the source tree at {}, where '
+                'the native module is not built: run Python from outside '
+                'the checkout to use an installed cpuframe, or build the '
+                'checkout with `pip install -e .` (needs a C++17 compiler '
+                'and onednn-devel-cpu-gomp==2023.2.0; see '
+                'docs/native-build.md)'.format(root))
+        raise RuntimeError(message)
 
 
 class NativeBackendMissingWarning(UserWarning):
