@@ -188,8 +188,13 @@ class Link(backend.DeviceResident):
         warnings.warn(
             'Link.zerograds is deprecated. Use Link.cleargrads instead.',
             DeprecationWarning, stacklevel=2)
+        self._zerograds()
+
+    def _zerograds(self):
+        # zerograds without the warning (the optimizer's use_cleargrads
+        # (False), which warned when it was chosen)
         for param in self.params():
-            param.zerograd()
+            param._zerograd()
 
     def addgrads(self, link):
         """Add the gradients of ``link`` (same structure) to this link's."""

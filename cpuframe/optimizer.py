@@ -629,7 +629,7 @@ class GradientMethod(Optimizer):
             if getattr(self, '_use_cleargrads', True):
                 self.target.cleargrads()
             else:
-                self.target.zerograds()
+                self.target._zerograds()
             loss.backward(loss_scale=self._loss_scale)
             del loss
 

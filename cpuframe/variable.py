@@ -399,6 +399,10 @@ class Variable:
         warnings.warn(
             'Variable.zerograd is deprecated. Use Variable.cleargrad instead.',
             DeprecationWarning, stacklevel=2)
+        self._zerograd()
+
+    def _zerograd(self):
+        # zerograd without the warning (cpuframe's own callers)
         if self._array is None:
             return
         xp = self.xp
@@ -675,8 +679,8 @@ class Parameter(Variable):
         if self._array is None:
             self._grad_fill = None
 
-    def zerograd(self):
-        super().zerograd()
+    def _zerograd(self):
+        super()._zerograd()
         if self._array is None:
             self._grad_fill = 'zero'
 

@@ -48,7 +48,7 @@ class _Wrapper:
         if getattr(self.actual_optimizer, '_use_cleargrads', True):
             target.cleargrads()
         else:
-            target.zerograds()
+            target._zerograds()
         size = self.communicator.size
         prescaled = (size > 1 and loss.grad is None and loss.size == 1 and
                      hasattr(self.communicator, '_multi_node_mean_grad_async'))
