@@ -230,8 +230,9 @@ class FunctionNode:
             nodes = []
             for i, x in enumerate(input_vars):
                 if x is None:
-                    x = input_vars[i] = Variable(in_data[i],
-                                                 requires_grad=False)
+                    # (an array apply already accepted: no checks again)
+                    x = input_vars[i] = Variable._of_output(in_data[i],
+                                                            False)
                 node = x._node
                 nodes.append(node)
                 if node.rank > rank:
