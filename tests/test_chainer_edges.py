@@ -548,3 +548,24 @@ def test_mdarray_is_constructed_from_an_ndarray_and_npz_loads_into_it(
     with numpy.load(path) as npz:
         assert cpuframe.serializers.NpzDeserializer(npz)('W', value) is value
     numpy.testing.assert_array_equal(numpy.asarray(value), src.W.array)
+
+
+def test_split_axis_takes_negative_indices_and_refuses_overlapping_pieces():
+    from cpuframe.utils.type_check import InvalidType
+    x = Variable(numpy.arange(4, dtype=numpy.float32))
+    # negative indices count from the end (NumPy, Chainer 7.8.1)
+    assert [y.shape for y in F.split_axis(x, [-1], 0)] == [(3,), (1,)]
+    a, b, c = F.split_axis(x, [-3, -1], 0)
+    (F.sum(a) + 2 * F.sum(b) + 3 * F.sum(c)).backward()
+    numpy.testing.assert_array_equal(x.grad, [1, 2, 2, 3])
+    gradient_check.check_backward(
+        lambda v: F.split_axis(v, [-3, 3], 0), numpy.arange(4.0),
+        (numpy.ones(1), numpy.full(2, 2.0), numpy.full(1, 3.0)),
+        dtype=numpy.float64)
+    # Chainer 7.8.1 returns NumPy's overlapping pieces for [3, 1] (6
+    # elements out of 4), whose gradients cannot be concatenated back:
+    # cpuframe refuses them (a documented difference)
+    with pytest.raises(InvalidType, match='ascending'):
+        F.split_axis(x, [3, 1], 0)
+    with pytest.raises(InvalidType):
+        F.split_axis(x, [-5], 0)

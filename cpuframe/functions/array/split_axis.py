@@ -12,6 +12,10 @@ def _is_int(value):
         not isinstance(value, bool)
 
 
+def _normalized(indices, length):
+    return [i + length if i < 0 else i for i in indices]
+
+
 class SplitAxis(FunctionNode):
     """Split ``x`` along ``axis`` at indices or into equal sections.
 
@@ -60,8 +64,13 @@ class SplitAxis(FunctionNode):
             for i, index in enumerate(self.indices):
                 index = type_check.make_variable(
                     index, 'indices[{}]'.format(i))
-                type_check.expect(0 <= index, index <= length)
-            if list(self.indices) != sorted(self.indices):
+                type_check.expect(-length <= index, index <= length)
+            # A negative index counts from the end, as in NumPy and Chainer.
+            # Indices out of order are refused: NumPy (and Chainer 7.8.1)
+            # return overlapping pieces then, whose gradients cannot be
+            # concatenated back into x's.
+            indices = _normalized(self.indices, length)
+            if indices != sorted(indices):
                 raise type_check.InvalidType(
                     'indices in ascending order',
                     'indices = {}'.format(list(self.indices)))
@@ -70,7 +79,8 @@ class SplitAxis(FunctionNode):
         x, = inputs
         xp = backend.get_array_module(x)
         self._axis = self.axis % x.ndim
-        split = self.sections if self.indices is None else list(self.indices)
+        split = self.sections if self.indices is None else _normalized(
+            self.indices, x.shape[self._axis])
         return tuple(xp.split(x, split, self._axis))
 
     def backward(self, indexes, grad_outputs):

@@ -112,7 +112,8 @@ def test_concat_roundtrip():
     (4, 1),        # not divisible
     ([1, 7], 1),   # index past the end
     ([3, 1], 1),   # descending
-    ([-1], 1),     # negative index
+    ([-7], 1),     # negative index before the start ([-1] counts from
+                   # the end, as in NumPy and Chainer)
     (2, 2),        # axis out of range
     (2, -3),
 ])
