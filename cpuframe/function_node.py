@@ -337,11 +337,7 @@ class FunctionNode:
         """Whether this call runs ``forward_intel64``: the single route choice.
 
         Arrays already on the Intel64 device use the oneDNN route whenever
-        the op supports them, except under 'auto' where they are small and
-        plain (``intel64.small_plain``) and the class allows it
-        (``intel64_small_on_numpy``): those are asked
-        ``intel64_profitable`` as NumPy arrays are.  Otherwise
-        ``config.use_ideep`` decides:
+        the op supports them.  Otherwise ``config.use_ideep`` decides:
         'never' keeps the NumPy path, 'always' takes every supported case,
         'auto' only those ``intel64_profitable`` approves.  Without the
         native module 'always' raises and 'auto' runs NumPy (warning once
@@ -376,13 +372,6 @@ class FunctionNode:
             if mode == 'always':
                 intel64.check_ideep_available()
             return False
-        if mode == 'auto' and self.intel64_small_on_numpy and \
-                type(self).intel64_on_device is _default_on_device and \
-                intel64.small_plain(inputs) and \
-                not self.intel64_profitable(inputs):
-            # Small plain arrays: NumPy reads them in place, faster than a
-            # primitive call (intel64.DEVICE_SMALL).
-            return False
         return bool(self.intel64_supports(inputs))
 
     def _choose_off_device(self, inputs, mode):
@@ -408,16 +397,6 @@ class FunctionNode:
         if mode == 'auto':
             return bool(self.intel64_profitable(inputs))
         return True
-
-    #: Whether small plain inputs on the Intel64 device may take the NumPy
-    #: path under 'auto' (see ``_choose_intel64``; a class that overrides
-    #: ``intel64_on_device`` reads device arrays besides its inputs and
-    #: keeps the route). Only ops whose NumPy
-    #: path is single-threaded (ufuncs, reductions, copies) say so: NumPy's
-    #: BLAS threads and oneDNN's OpenMP team, called by turns, wait on each
-    #: other on a machine with few cores (a 100x784x100 inner product took
-    #: 1.5 ms instead of 0.29 ms after each NumPy matmul on a 2-core Zen 3).
-    intel64_small_on_numpy = False
 
     def intel64_on_device(self, inputs):
         """Whether this call computes on the Intel64 device.

@@ -40,4 +40,3 @@ def test_the_route_recipe_names_the_bf16_step():
     doc = intel64.__doc__
     assert 'forward_intel64' in doc and 'intel64_supports' in doc
     assert 'bf16_inputs' in doc and 'mixed_bf16' in doc
-    assert 'intel64_small_on_numpy' in doc

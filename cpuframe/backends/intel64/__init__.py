@@ -73,10 +73,6 @@ How to add a route
    In C++, check dtypes with ``dtype.equal(py::dtype::of<float>())`` (or
    ``as_tensor``), not ``dtype.kind()``/``itemsize()``: with pybind11 2.11
    those misread NumPy 2 descriptors.
-   An op whose NumPy path is single-threaded (ufuncs, reductions, copies:
-   no BLAS) sets ``intel64_small_on_numpy = True``: under 'auto', small
-   plain float32 mdarrays then take that path, which reads them in place
-   (``_routing.small_plain``, ``DEVICE_SMALL``).
 3. The mixed_bf16 mode (``cpuframe/_bf16.py`` states the rule): declare in
    the class which inputs the route reads in bf16 (``bf16_inputs``: the
    machinery hands them to ``forward_intel64`` as bf16-stored Tensors;
@@ -119,7 +115,6 @@ from cpuframe.backends.intel64._routing import (  # noqa: F401
     large_enough,
     may_defer,
     owns_buffer,
-    small_plain,
 )
 
 # The loaded native module and its Tensor type live here, on the package;

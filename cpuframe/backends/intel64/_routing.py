@@ -106,43 +106,13 @@ def large_enough(x, threshold):
     return size >= threshold
 
 
-# Arrays on the Intel64 device under 'auto' whose inputs together hold
-# fewer elements than this, all in plain float32 layouts, are asked
-# ``intel64_profitable`` as NumPy arrays are: NumPy reads such an mdarray
-# in place (no copy), and a primitive's fixed cost (10-20 us a call on a
-# Zen 3: 11 us for oneDNN's sum of two 32x32 arrays, NumPy 1.3 us; a
-# 32x64x64 inner product 23 us, NumPy 10 us) is the whole of its time.
-# Measured break-even of a linear layer: 100x784x100 (157K input elements),
-# oneDNN 203 us against NumPy's 200 us; so 64K. Blocked layouts (a
-# convolution's output) and bf16 storage keep the route whatever the size.
-DEVICE_SMALL = 1 << 16
-
-
-def small_plain(inputs):
-    """Whether these device inputs are small plain float32 mdarrays (and
-    NumPy arrays): cheap to hand to NumPy, too small for a primitive."""
-    total = 0
-    tensor_type = _pkg.mdarray
-    for x in inputs:
-        if x is None:
-            continue
-        if type(x) is tensor_type:
-            size = x.plain_f32_size()
-            if size < 0:
-                return False
-            total += size
-        else:
-            total += x.size
-        if total >= DEVICE_SMALL:
-            return False
-    return True
-
-
 # 'auto' on NumPy arrays routes an op to oneDNN from this size on (elements
 # of its first input unless said otherwise); below it the call overhead of a
 # primitive outweighs its speed. Arrays already on the Intel64 device take
-# every supported route whatever their size, unless ``small_plain`` holds
-# (above). Each entry with the measurement that set it.
+# every supported route whatever their size (handing small plain ones to
+# NumPy was measured a loss: 1.2-1.6x slower MLP steps, the device and NumPy
+# arrays mixing at every boundary). Each entry with the measurement that
+# set it.
 AUTO_MIN = {
     # input elements
     'max_pooling': 1 << 12,

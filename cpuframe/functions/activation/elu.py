@@ -12,8 +12,6 @@ def _supported(arrays):
 
 
 class ELU(FunctionNode):
-    intel64_small_on_numpy = True
-
     bf16_inputs = (0,)
     bf16_outputs = (0,)
 
@@ -51,8 +49,6 @@ class ELU(FunctionNode):
 
 class ELUGrad(FunctionNode):
     """``gx = gy * (1 if x >= 0 else alpha * exp(x))``."""
-
-    intel64_small_on_numpy = True
 
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())

@@ -6,8 +6,6 @@ from cpuframe.utils import type_check
 
 
 class LeakyReLU(FunctionNode):
-    intel64_small_on_numpy = True
-
     bf16_inputs = (0,)
     bf16_outputs = (0,)
 
@@ -68,8 +66,6 @@ class LeakyReLUGrad(FunctionNode):
     array with the signs of ``x`` (``x`` itself, or ``y`` when
     ``slope > 0``), which the oneDNN route reads directly.
     """
-
-    intel64_small_on_numpy = True
 
     bf16_inputs = (0,)
     bf16_outputs = (0,)

@@ -11,8 +11,6 @@ from cpuframe.variable import Variable
 
 
 class ReLU(FunctionNode):
-    intel64_small_on_numpy = True
-
     bf16_inputs = (0,)
     bf16_outputs = (0,)
 
@@ -60,8 +58,6 @@ class ReLUGrad(FunctionNode):
     The map is linear in ``gy`` and the mask is piecewise constant in ``x``,
     so its own gradient is the same map applied to ``ggx``.
     """
-
-    intel64_small_on_numpy = True
 
     bf16_inputs = (0,)
     bf16_outputs = (0,)

@@ -12,8 +12,6 @@ def _supported(arrays):
 
 
 class Sigmoid(FunctionNode):
-    intel64_small_on_numpy = True
-
     bf16_inputs = (0,)
     bf16_outputs = (0,)
 
@@ -48,8 +46,6 @@ class Sigmoid(FunctionNode):
 
 class SigmoidGrad(FunctionNode):
     """``gx = gy * y * (1 - y)`` from the output ``y`` of sigmoid."""
-
-    intel64_small_on_numpy = True
 
     bf16_inputs = (0, 1)  # (y, gy)
     bf16_outputs = (0,)

@@ -12,8 +12,6 @@ def _supported(arrays):
 
 
 class Tanh(FunctionNode):
-    intel64_small_on_numpy = True
-
     bf16_inputs = (0,)
     bf16_outputs = (0,)
 
@@ -45,8 +43,6 @@ class Tanh(FunctionNode):
 
 class TanhGrad(FunctionNode):
     """``gx = gy * (1 - y ** 2)`` from the output ``y`` of tanh."""
-
-    intel64_small_on_numpy = True
 
     bf16_inputs = (0, 1)  # (y, gy)
     bf16_outputs = (0,)

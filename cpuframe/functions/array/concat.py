@@ -20,8 +20,6 @@ def _split_points(sizes):
 class Concat(FunctionNode):
     """Concatenate the inputs along ``axis``; backward splits the gradient."""
 
-    intel64_small_on_numpy = True
-
     bf16_inputs = 'all'
     bf16_outputs = (0,)
 
@@ -87,8 +85,6 @@ class _ConcatGrad(FunctionNode):
     Its own gradient concatenates again. In the mixed_bf16 mode it rounds
     nothing (the pieces keep gy's storage), as split_axis on the NumPy path.
     """
-
-    intel64_small_on_numpy = True
 
     def __init__(self, concat):
         self.concat = concat

@@ -74,8 +74,6 @@ class _Softmax(FunctionNode):
 class SoftmaxCrossEntropy(FunctionNode):
     """Softmax over axis 1 followed by the cross entropy with labels ``t``."""
 
-    intel64_small_on_numpy = True
-
     def __init__(self, normalize=True, cache_score=True, class_weight=None,
                  ignore_label=-1, reduce='mean',
                  soft_target_loss='cross-entropy'):
@@ -252,8 +250,6 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
     ``y = softmax(x)``.  Its own backward is made of FunctionNodes, so the
     loss can be differentiated any number of times.
     """
-
-    intel64_small_on_numpy = True
 
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())

@@ -114,8 +114,6 @@ def absolute(x):
 
 
 class Add(FunctionNode):
-    intel64_small_on_numpy = True
-
     @property
     def label(self):
         return '_ + _'
@@ -181,8 +179,6 @@ class MultiAdd(FunctionNode):
     (nothing else refers to it); the sum is then accumulated into the first
     such array instead of a new one.
     """
-
-    intel64_small_on_numpy = True
 
     def __init__(self, donated=None):
         self.donated = donated

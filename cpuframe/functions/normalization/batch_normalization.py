@@ -169,8 +169,6 @@ class BatchNormalizationGrad(FunctionNode):
     Its own gradient is built of FunctionNodes (any order works).
     """
 
-    intel64_small_on_numpy = True
-
     bf16_inputs = (0, 2)
     bf16_outputs = (0,)
 
@@ -268,8 +266,6 @@ class BatchNormalization(FunctionNode):
 
     Updates ``running_mean`` and ``running_var`` in place, when given.
     """
-
-    intel64_small_on_numpy = True
 
     bf16_inputs = (0,)
     bf16_outputs = (0,)
@@ -465,8 +461,6 @@ class FixedBatchNormalization(FunctionNode):
 
     The gradient is built of FunctionNodes (any order works).
     """
-
-    intel64_small_on_numpy = True
 
     bf16_inputs = (0,)
     bf16_outputs = (0,)

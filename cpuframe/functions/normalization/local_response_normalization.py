@@ -21,8 +21,6 @@ class LocalResponseNormalizationGrad(FunctionNode):
     channel window sum and ``u = k + alpha W(x ** 2)`` of the forward pass.
     """
 
-    intel64_small_on_numpy = True
-
     # mixed_bf16: oneDNN's bf16 backward reads x and gy and recomputes y
     # in float32 (the reference below does the same from the rounded x)
     bf16_inputs = (0, 2)
@@ -66,8 +64,6 @@ class LocalResponseNormalizationGrad(FunctionNode):
 
 class LocalResponseNormalization(FunctionNode):
     """``y = x / (k + alpha * W(x ** 2)) ** beta`` across channels."""
-
-    intel64_small_on_numpy = True
 
     bf16_inputs = (0,)
     bf16_outputs = (0,)

@@ -15,8 +15,6 @@ class AveragePoolingNDGrad(FunctionNode):
     again, so any order of differentiation is available.
     """
 
-    intel64_small_on_numpy = True
-
     bf16_inputs = (0,)
     bf16_outputs = (0,)
 
@@ -59,8 +57,6 @@ class AveragePoolingND(FunctionNode):
     ``prod(ksize)``); with ``pad_value=None`` each window is divided by the
     number of input elements it covers.
     """
-
-    intel64_small_on_numpy = True
 
     bf16_inputs = (0,)
     bf16_outputs = (0,)

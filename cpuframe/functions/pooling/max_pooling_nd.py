@@ -37,8 +37,6 @@ class MaxPoolingNDGrad(FunctionNode):
     (``MaxPoolingNDWithIndexes``), so max pooling is twice differentiable.
     """
 
-    intel64_small_on_numpy = True
-
     bf16_inputs = (0,)
     bf16_outputs = (0,)
 
@@ -105,8 +103,6 @@ class MaxPoolingND(FunctionNode):
     at forward with ``return_indices``, otherwise at backward from the
     retained input and output, so inference pays for the maximum alone.
     """
-
-    intel64_small_on_numpy = True
 
     bf16_inputs = (0,)
     bf16_outputs = (0,)

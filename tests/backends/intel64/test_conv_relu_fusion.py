@@ -263,8 +263,7 @@ def test_batch_normalization_link_in_test_mode_fuses_relu(rng, dnnl):
         expect = F.relu(bn(x)).array
     bn.to_intel64()
     before = _stats(dnnl)
-    # (small plain arrays would take NumPy under 'auto')
-    with using_config('train', False), using_config('use_ideep', 'always'):
+    with using_config('train', False):
         got = F.relu(bn(intel64.from_numpy(x))).array
     assert _delta(dnnl, before)['fused_relu'] == 1
     _close(got, expect)
