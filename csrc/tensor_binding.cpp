@@ -88,11 +88,6 @@ Create one with Tensor.from_numpy(a); read it back with to_numpy().
              "An ndarray of the logical shape over the buffer of a plain float32 tensor "
              "(no copy; it keeps the buffer alive and may be written through), or None "
              "for other layouts and storage types.")
-        .def("plain_f32_size", [](const Tensor& t) -> std::int64_t {
-                 return t.dtype() == memory::data_type::f32 && t.is_plain() ? t.size() : -1;
-             },
-             "The number of elements of a plain float32 tensor; -1 for other layouts "
-             "and storage types.")
         .def("same_layout", &Tensor::same_layout, py::arg("other"),
              "True when both tensors have the same memory descriptor.")
         .def(

@@ -317,3 +317,28 @@ def test_padding_is_exactly_zero_after_elementwise_updates(update):
         assert numpy.count_nonzero(a.raw_view()) <= a.size
         logical = numpy.count_nonzero(numpy.asarray(a))
         assert numpy.count_nonzero(a.raw_view()) == logical
+
+
+def test_plain_view_is_the_buffer_of_a_plain_float32_tensor():
+    # The NumPy boundary of the device (numpy.asarray, to_numpy) in one call
+    a = numpy.arange(12, dtype=numpy.float32).reshape(3, 4)
+    t = intel64.mdarray.from_numpy(a)
+    v = t.plain_view()
+    assert isinstance(v, numpy.ndarray) and v.shape == (3, 4)
+    assert v.dtype == numpy.float32 and v.flags.c_contiguous
+    numpy.testing.assert_array_equal(v, a)
+    v[1, 2] = -7  # a view: written through
+    assert numpy.asarray(t)[1, 2] == -7
+    assert intel64.to_numpy(t).base is not None
+    del t  # the view keeps the buffer alive
+    assert v[1, 2] == -7 and v[2, 3] == 11
+    # other layouts need a copy: None
+    p = intel64.mdarray.from_numpy(a).reorder('ba')
+    assert not p.is_plain and p.plain_view() is None
+    numpy.testing.assert_array_equal(numpy.asarray(p), a)
+    # special values pass through unchanged
+    s = numpy.array([numpy.nan, numpy.inf, -numpy.inf, 3e38, -0.0],
+                    numpy.float32)
+    out = intel64.mdarray.from_numpy(s).plain_view()
+    numpy.testing.assert_array_equal(out.view(numpy.uint32),
+                                     s.view(numpy.uint32))
