@@ -359,14 +359,7 @@ class FunctionNode:
                 return self._choose_off_device(inputs, mode)
         if backend.get_array_module(*inputs) is not numpy:
             return False
-        if type(self).intel64_on_device is _default_on_device:
-            tensor_type = intel64.mdarray
-            for x in inputs:
-                if type(x) is tensor_type or intel64.is_native_array(x):
-                    break
-            else:
-                return self._choose_off_device(inputs, mode)
-        elif not self.intel64_on_device(inputs):
+        if not self.intel64_on_device(inputs):
             return self._choose_off_device(inputs, mode)
         if not intel64.is_ideep_available():
             if mode == 'always':

@@ -146,18 +146,14 @@ class Variable:
             raise ValueError('Variable._init_unchecked: ChainerX arrays are '
                              'not available in cpuframe')
         _check_layout(layout, 'Variable._init_unchecked')
-        var = object.__new__(Variable)
-        var._array = data
-        var._requires_grad = requires_grad
+        var = Variable._of_output(data, requires_grad)
         if node is None:
-            node = VariableNode(var, name)
+            var._node.name = name
         else:
             node._variable = weakref.ref(var)
             node.requires_grad = requires_grad
             node._update_meta(data)
-        var._node = node
-        var._grad_var = None
-        var._loss_scale = None
+            var._node = node
         if grad is not None and grad_valid:
             var.grad = grad
         return var
