@@ -72,11 +72,32 @@ class FunctionNode:
     #: (it may set attributes its forward reads, as some Chainer code does).
     _check_skippable_in_backward = False
 
+    #: Optional, for speed: ``backward_arrays(target_input_indexes,
+    #: grad_outputs)``, this node's ``backward`` on arrays. Where nothing
+    #: differentiates the backward again (``enable_double_backprop=False``),
+    #: no function hook is registered and no input already has a gradient
+    #: to accumulate, the engine calls it with the output gradients' arrays
+    #: instead of ``backward``, and it returns one array (or None) per
+    #: target input. It must compute exactly what ``backward`` computes,
+    #: with the same nodes in the same order (``_compute`` runs a node's
+    #: forward on arrays, its route chosen as ``apply`` would), and may
+    #: return ``NotImplemented`` to have ``backward`` run instead. A
+    #: subclass that overrides ``backward`` or ``backward_accumulate`` and
+    #: not this loses it (``__init_subclass__``).
+    backward_arrays = None
+    #: The methods ``backward_arrays`` mirrors: a subclass overriding one
+    #: of them without it loses the inherited ``backward_arrays``.
+    _backward_arrays_follows = ('backward', 'backward_accumulate')
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if '_check_skippable_in_backward' not in vars(cls):
             cls._check_skippable_in_backward = \
                 cls.__module__.startswith('cpuframe.functions.')
+        own = vars(cls)
+        if 'backward_arrays' not in own and any(
+                name in own for name in cls._backward_arrays_follows):
+            cls.backward_arrays = None
 
     @property
     def donated_grad_outputs(self):
@@ -466,6 +487,28 @@ class FunctionNode:
             ret.append(node.get_variable())
         return tuple(ret)
 
+    def _retained_input_arrays(self):
+        """The arrays of ``get_retained_inputs()`` (for ``backward_arrays``):
+        a live input Variable's array, else the retained one."""
+        ret = []
+        for i in self._input_indexes_to_retain:
+            node = self.inputs[i]
+            var = node._variable()
+            ret.append(node.data if var is None else var._array)
+        return tuple(ret)
+
+    def _retained_output_arrays(self):
+        """The arrays of ``get_retained_outputs()`` (for
+        ``backward_arrays``): a live output Variable's array, else the
+        retained one."""
+        ret = []
+        for i, data in zip(self._output_indexes_to_retain,
+                           self._retained_output_data):
+            node = self.outputs[i]()
+            var = None if node is None else node._variable()
+            ret.append(data if var is None else var._array)
+        return tuple(ret)
+
     @property
     def output_data(self):
         """The retained output arrays (Chainer compatibility)."""
@@ -517,6 +560,54 @@ class FunctionNode:
                 return self._call_backward_now(targets, grad_outputs,
                                                grad_inputs)
         return self._call_backward_now(targets, grad_outputs, grad_inputs)
+
+    def _compute(self, in_data):
+        """This node's outputs (a tuple of arrays) for the arrays
+        ``in_data``, nothing recorded: what ``apply`` computes inside a
+        backward nothing differentiates again, where cpuframe's own
+        functions skip their type checks and no hook is registered (the
+        route is chosen as ``apply`` chooses it). The building block of
+        ``backward_arrays``."""
+        outputs = self._forward_routed(in_data)
+        if config.debug:
+            _check_nan(outputs, 'the forward computation of ' + self.label)
+        return outputs
+
+    def _call_backward_arrays(self, targets, grad_outputs):
+        """``_call_backward`` through ``backward_arrays`` (the engine asks
+        only where that may run); falls back to ``backward`` when it
+        returns ``NotImplemented``."""
+        fdt = self._forward_dtype
+        if fdt is not None and fdt is not config.dtype and (
+                fdt is mixed_bf16 or config.dtype is mixed_bf16):
+            with using_config('dtype', fdt):
+                return self._call_backward_arrays_now(targets, grad_outputs)
+        return self._call_backward_arrays_now(targets, grad_outputs)
+
+    def _call_backward_arrays_now(self, targets, grad_outputs):
+        gxs = self.backward_arrays(
+            targets, tuple(g._array for g in grad_outputs))
+        if gxs is NotImplemented:
+            return self._call_backward_now(targets, grad_outputs, None)
+        if len(gxs) != len(targets):
+            raise ValueError(
+                '{}.backward_arrays: expected {} gradients (one per target '
+                'input), got {}'.format(self.label, len(targets), len(gxs)))
+        ret = []
+        inputs = self.inputs
+        for i, gx in zip(targets, gxs):
+            if gx is None:
+                ret.append(None)
+                continue
+            shape = inputs[i].shape
+            if shape is not None and tuple(gx.shape) != shape:
+                raise ValueError(
+                    '{}.backward: the gradient of input {} has shape {}, '
+                    'expected {}'.format(self.label, i, gx.shape, shape))
+            ret.append(Variable._of_output(gx, False))
+        if config.debug:
+            _check_nan(ret, 'the backward computation of ' + self.label)
+        return ret
 
     def _call_backward_now(self, targets, grad_outputs, grad_inputs):
         if grad_inputs is None:

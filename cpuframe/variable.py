@@ -28,6 +28,10 @@ class _BackwardState(threading.local):
 
 backward_state = _BackwardState()
 
+#: ``[True]``: the engine calls ``FunctionNode.backward_arrays`` where it may;
+#: tests set it False to compare with the Variable-level ``backward``.
+backward_arrays_enabled = [True]
+
 
 def _check_layout(layout, where):
     if layout is not None:
@@ -738,9 +742,24 @@ def _add_grads(grads, enable_double_backprop):
     """Sum a list of gradient Variables (recorded when double backprop)."""
     if len(grads) == 1:
         return grads[0]
-    from cpuframe.functions.math.basic_math import _accumulate_add
+    from cpuframe.functions.math.basic_math import (MultiAdd,
+                                                    _accumulate_add)
     # Gradients only the engine holds may take the sum (see _donated).
     donated = None if enable_double_backprop else _donated(grads)
+    if donated is not None and backward_arrays_enabled[0]:
+        # Not recorded: MultiAdd's forward on the arrays, as its apply
+        # would run it (same-shaped, same-dtype gradients, no hook).
+        first = grads[0]._array
+        for g in grads:
+            a = g._array
+            if a is None or a.shape != first.shape or \
+                    a.dtype != first.dtype:
+                break
+        else:
+            node = MultiAdd(donated)
+            if not node._function_hooks():
+                y, = node._compute(tuple(g._array for g in grads))
+                return Variable._of_output(y, False)
     with using_config('enable_backprop', enable_double_backprop):
         return _accumulate_add(grads, donated)
 
@@ -819,6 +838,9 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
         return g
 
     lazy = bool(getattr(config, 'lazy_grad_sum', False))
+    # Nodes with ``backward_arrays`` compute on arrays where nothing records
+    # the backward (see FunctionNode.backward_arrays).
+    arrays_ok = not enable_double_backprop and backward_arrays_enabled[0]
     was_untracked = backward_state.untracked
     # Gradient ops of a backward nothing differentiates again skip their
     # type checks (backward_state); the flag is restored for nested calls.
@@ -869,7 +891,14 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                         # engine holds (FunctionNode.donated_grad_inputs).
                         func._donated_grad_inputs = _donated(grad_inputs)
                 try:
-                    gxs = func._call_backward(targets, gys, grad_inputs)
+                    if arrays_ok and not hooks and \
+                            type(func).backward_arrays is not None and (
+                                grad_inputs is None or
+                                all(g is None for g in grad_inputs)):
+                        # (no gradient to accumulate: ``backward`` alone)
+                        gxs = func._call_backward_arrays(targets, gys)
+                    else:
+                        gxs = func._call_backward(targets, gys, grad_inputs)
                 finally:
                     func._donated_grad_outputs = None
                     func._donated_grad_inputs = None

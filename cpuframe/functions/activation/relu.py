@@ -51,6 +51,11 @@ class ReLU(FunctionNode):
         grad = ReLUGrad(y.array, overwrite_gy=self.donated_grad_outputs[0])
         return grad.apply((grad_outputs[0],))
 
+    def backward_arrays(self, indexes, grad_outputs):
+        y, = self._retained_output_arrays()
+        grad = ReLUGrad(y, overwrite_gy=self.donated_grad_outputs[0])
+        return grad._compute(grad_outputs)
+
 
 class ReLUGrad(FunctionNode):
     """``gx = gy * (y > 0)`` with the output ``y`` of relu as a constant.

@@ -43,6 +43,10 @@ class Sigmoid(FunctionNode):
         y, = self.get_retained_outputs()
         return SigmoidGrad().apply((y, grad_outputs[0]))
 
+    def backward_arrays(self, indexes, grad_outputs):
+        y, = self._retained_output_arrays()
+        return SigmoidGrad()._compute((y, grad_outputs[0]))
+
 
 class SigmoidGrad(FunctionNode):
     """``gx = gy * y * (1 - y)`` from the output ``y`` of sigmoid."""

@@ -40,6 +40,10 @@ class Tanh(FunctionNode):
         y, = self.get_retained_outputs()
         return TanhGrad().apply((y, grad_outputs[0]))
 
+    def backward_arrays(self, indexes, grad_outputs):
+        y, = self._retained_output_arrays()
+        return TanhGrad()._compute((y, grad_outputs[0]))
+
 
 class TanhGrad(FunctionNode):
     """``gx = gy * (1 - y ** 2)`` from the output ``y`` of tanh."""

@@ -29,6 +29,10 @@ class BroadcastTo(FunctionNode):
         from cpuframe.functions.array.sum_to import sum_to
         return sum_to(grad_outputs[0], self._in_shape),
 
+    def backward_arrays(self, indexes, grad_outputs):
+        from cpuframe.functions.array.sum_to import sum_to_array
+        return sum_to_array(grad_outputs[0], self._in_shape),
+
 
 def broadcast_to(x, shape):
     """Broadcast ``x`` to ``shape`` (the result is a read-only view)."""
@@ -37,6 +41,15 @@ def broadcast_to(x, shape):
         from cpuframe.variable import as_variable
         return as_variable(x)
     return BroadcastTo(shape).apply((x,))[0]
+
+
+def broadcast_to_array(x, shape):
+    """``broadcast_to`` on an array, nothing recorded (for
+    ``backward_arrays``)."""
+    shape = tuple(shape)
+    if tuple(x.shape) == shape:
+        return x
+    return BroadcastTo(shape)._compute((x,))[0]
 
 
 class Broadcast(FunctionNode):

@@ -65,17 +65,23 @@ class Concat(FunctionNode):
         self._native_inputs = [intel64.is_native_array(x) for x in inputs]
         return y,
 
-    def backward(self, indexes, grad_outputs):
-        gy, = grad_outputs
+    def _split_node(self, gy):
+        # the node splitting the gradient back into the inputs' pieces
         if self._intel64_ctx is not None and (
-                any(self._native_inputs) or
-                intel64.is_native_array(gy.array)):
+                any(self._native_inputs) or intel64.is_native_array(gy)):
             # On the Intel64 device: split with oneDNN, each piece in its
             # input's layout.
-            gxs = _ConcatGrad(self).apply((gy,))
-        else:
-            from cpuframe.functions.array.split_axis import split_axis
-            gxs = split_axis(gy, _split_points(self._sizes), self.axis)
+            return _ConcatGrad(self)
+        from cpuframe.functions.array.split_axis import SplitAxis
+        return SplitAxis(_split_points(self._sizes), self.axis)
+
+    def backward(self, indexes, grad_outputs):
+        gy, = grad_outputs
+        gxs = self._split_node(gy.array).apply((gy,))
+        return tuple(gxs[i] for i in indexes)
+
+    def backward_arrays(self, indexes, grad_outputs):
+        gxs = self._split_node(grad_outputs[0])._compute(grad_outputs)
         return tuple(gxs[i] for i in indexes)
 
 

@@ -68,6 +68,9 @@ class GetItem(FunctionNode):
     def backward(self, indexes, grad_outputs):
         return GetItemGrad(self.slices, self._in_shape).apply(grad_outputs)
 
+    def backward_arrays(self, indexes, grad_outputs):
+        return GetItemGrad(self.slices, self._in_shape)._compute(grad_outputs)
+
 
 class GetItemGrad(FunctionNode):
     """Scatters a gradient into zeros of the input's shape (adds repeats)."""

@@ -40,6 +40,9 @@ class Reshape(FunctionNode):
     def backward(self, indexes, grad_outputs):
         return reshape(grad_outputs[0], self._in_shape),
 
+    def backward_arrays(self, indexes, grad_outputs):
+        return reshape_array(grad_outputs[0], self._in_shape),
+
 
 def reshape(x, shape):
     """Array ``x`` with a new ``shape`` (one entry may be -1).
@@ -53,3 +56,10 @@ def reshape(x, shape):
         from cpuframe.variable import as_variable
         return as_variable(x)
     return Reshape(shape).apply((x,))[0]
+
+
+def reshape_array(x, shape):
+    """``reshape`` on an array, nothing recorded (for ``backward_arrays``)."""
+    if tuple(x.shape) == tuple(shape):
+        return x
+    return Reshape(shape)._compute((x,))[0]

@@ -28,6 +28,10 @@ class SumTo(FunctionNode):
         from cpuframe.functions.array.broadcast import broadcast_to
         return broadcast_to(grad_outputs[0], self._in_shape),
 
+    def backward_arrays(self, indexes, grad_outputs):
+        from cpuframe.functions.array.broadcast import broadcast_to_array
+        return broadcast_to_array(grad_outputs[0], self._in_shape),
+
 
 def sum_to(x, shape):
     """Sum ``x`` over the broadcast axes so that its shape becomes ``shape``."""
@@ -36,3 +40,11 @@ def sum_to(x, shape):
         from cpuframe.variable import as_variable
         return as_variable(x)
     return SumTo(shape).apply((x,))[0]
+
+
+def sum_to_array(x, shape):
+    """``sum_to`` on an array, nothing recorded (for ``backward_arrays``)."""
+    shape = tuple(shape)
+    if tuple(x.shape) == shape:
+        return x
+    return SumTo(shape)._compute((x,))[0]

@@ -132,13 +132,33 @@ class ConvolutionND(FunctionNode):
                 dilate=self.dilate, groups=self.groups).apply((gy, W))[0])
         if 1 in indexes:
             # The filter and bias gradients in one node (one oneDNN primitive).
-            grad_w = ConvolutionNDGradW(
-                self.ndim, W.shape[2:], self.stride, self.pad, self.dilate,
-                self.groups, self._cover_all, W.dtype, with_bias=2 in indexes,
-                w_like=native_weight(W.array))
-            ret.extend(grad_w.apply((x, gy)))
+            ret.extend(self._grad_w(W.array, indexes).apply((x, gy)))
         elif 2 in indexes:
             ret.append(bias_grad(gy))
+        return tuple(ret)
+
+    def _grad_w(self, W, indexes):
+        return ConvolutionNDGradW(
+            self.ndim, W.shape[2:], self.stride, self.pad, self.dilate,
+            self.groups, self._cover_all, W.dtype, with_bias=2 in indexes,
+            w_like=native_weight(W))
+
+    def backward_arrays(self, indexes, grad_outputs):
+        from cpuframe.functions.connection.deconvolution_nd import DeconvolutionND
+        from cpuframe.functions.math.sum import Sum
+        x, W = self._retained_input_arrays()
+        gy, = grad_outputs
+        ret = []
+        if 0 in indexes:
+            ret.append(DeconvolutionND(
+                self.ndim, self.stride, self.pad, outsize=x.shape[2:],
+                dilate=self.dilate, groups=self.groups)._compute((gy, W))[0])
+        if 1 in indexes:
+            ret.extend(self._grad_w(W, indexes)._compute((x, gy)))
+        elif 2 in indexes:
+            # bias_grad's sum
+            ret.append(Sum(axis=(0,) + tuple(range(2, gy.ndim)))._compute(
+                (gy,))[0])
         return tuple(ret)
 
 

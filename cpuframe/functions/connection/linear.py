@@ -91,6 +91,20 @@ class LinearFunction(FunctionNode):
             ret.append(sum_(gy, axis=0))
         return tuple(ret)
 
+    def backward_arrays(self, indexes, grad_outputs):
+        x, W = self._retained_input_arrays()
+        gy, = grad_outputs
+        ret = []
+        if 0 in indexes:
+            ret.append(LinearGradData(x.dtype)._compute((W, gy))[0])
+        if 1 in indexes:
+            w_like = W if intel64.is_native_array(W) else None
+            ret.append(LinearGradWeight(W.dtype, w_like)._compute((x, gy))[0])
+        if 2 in indexes:
+            from cpuframe.functions.math.sum import Sum
+            ret.append(Sum(axis=0)._compute((gy,))[0])
+        return tuple(ret)
+
 
     def backward_accumulate(self, indexes, grad_outputs, grad_inputs):
         # A weight used at every step of an unrolled RNN: its gradient is

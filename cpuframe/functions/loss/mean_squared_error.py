@@ -23,6 +23,17 @@ class MeanSquaredError(FunctionNode):
         gx0 = (x0 - x1) * (grad_outputs[0] * (2.0 / x0.size))
         return tuple(gx0 if i == 0 else -gx0 for i in indexes)
 
+    def backward_arrays(self, indexes, grad_outputs):
+        from cpuframe.functions.math.basic_math import (Mul, MulConstant,
+                                                        Neg, Sub)
+        x0, x1 = self._retained_input_arrays()
+        gy, = grad_outputs
+        diff, = Sub()._compute((x0, x1))
+        scaled, = MulConstant(gy.dtype.type(2.0 / x0.size))._compute((gy,))
+        gx0, = Mul()._compute((diff, scaled))
+        return tuple(gx0 if i == 0 else Neg()._compute((gx0,))[0]
+                     for i in indexes)
+
 
 def mean_squared_error(x0, x1):
     """Mean squared error, ``sum((x0 - x1) ** 2) / x0.size``.

@@ -231,14 +231,22 @@ class SoftmaxCrossEntropy(FunctionNode):
         return utils.force_array(
             xp.asarray(loss.sum() * self._coeff, dtype=x.dtype)),
 
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
+    def _grad_node(self):
         grad = SoftmaxCrossEntropyGrad(self._t, self._w, self._soft,
                                        self.reduce, self._coeff, self._y)
         if self._lse is not None:
             grad._lse = self._lse
             grad._labels_i64 = self._labels_i64
-        return grad.apply((x, grad_outputs[0]))[0], None
+        return grad
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return self._grad_node().apply((x, grad_outputs[0]))[0], None
+
+    def backward_arrays(self, indexes, grad_outputs):
+        x, = self._retained_input_arrays()
+        gx, = self._grad_node()._compute((x, grad_outputs[0]))
+        return tuple(gx if i == 0 else None for i in indexes)
 
 
 class SoftmaxCrossEntropyGrad(FunctionNode):

@@ -21,15 +21,35 @@ def normalize_axis(axis, ndim, where):
     return tuple(sorted(out))
 
 
+def _kept_dims_shape(x_shape, axis, keepdims):
+    # The shape of a reduced gradient with the reduced axes kept (as 1),
+    # or None where it has it already.
+    if keepdims:
+        return None
+    if axis is None:
+        return (1,) * len(x_shape)
+    shape = list(x_shape)
+    for a in axis:
+        shape[a] = 1
+    return tuple(shape)
+
+
 def expand_back(gy, x_shape, axis, keepdims):
     """Reshape a reduced gradient so it broadcasts back to ``x_shape``."""
     from cpuframe.functions.array.broadcast import broadcast_to
     from cpuframe.functions.array.reshape import reshape
-    if not keepdims and axis is not None:
-        shape = list(x_shape)
-        for a in axis:
-            shape[a] = 1
-        gy = reshape(gy, tuple(shape))
-    elif not keepdims:
-        gy = reshape(gy, (1,) * len(x_shape))
+    shape = _kept_dims_shape(x_shape, axis, keepdims)
+    if shape is not None:
+        gy = reshape(gy, shape)
     return broadcast_to(gy, x_shape)
+
+
+def expand_back_array(gy, x_shape, axis, keepdims):
+    """``expand_back`` on an array, nothing recorded (for
+    ``backward_arrays``)."""
+    from cpuframe.functions.array.broadcast import broadcast_to_array
+    from cpuframe.functions.array.reshape import reshape_array
+    shape = _kept_dims_shape(x_shape, axis, keepdims)
+    if shape is not None:
+        gy = reshape_array(gy, shape)
+    return broadcast_to_array(gy, x_shape)

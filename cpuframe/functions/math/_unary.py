@@ -17,6 +17,8 @@ class UnaryUfunc(FunctionNode):
 
     ufunc = None
     retain = 'x'
+    # (a backward_arrays computes what ``grad`` computes)
+    _backward_arrays_follows = ('backward', 'backward_accumulate', 'grad')
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))

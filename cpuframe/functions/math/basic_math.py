@@ -24,6 +24,16 @@ def _sum_to(gx, shape):
     return sum_to(gx, shape)
 
 
+def _sum_to_array(gx, shape):
+    from cpuframe.functions.array.sum_to import sum_to_array
+    return sum_to_array(gx, shape)
+
+
+def _const(x, value):
+    # A scalar operand as the Variable operators make it (_check_rhs).
+    return x.dtype.type(value)
+
+
 def _check_binary(in_types):
     type_check.argname(in_types, ('lhs', 'rhs'))
     type_check.expect(in_types[0].dtype == in_types[1].dtype)
@@ -84,6 +94,9 @@ class Neg(FunctionNode):
 
     def backward(self, indexes, gy):
         return neg(gy[0]),
+
+    def backward_arrays(self, indexes, gy):
+        return Neg()._compute(gy)
 
 
 def neg(x):
@@ -146,6 +159,10 @@ class Add(FunctionNode):
         gy = grad_outputs[0]
         return tuple(_sum_to(gy, self._shapes[i]) for i in indexes)
 
+    def backward_arrays(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        return tuple(_sum_to_array(gy, self._shapes[i]) for i in indexes)
+
 
 class AddConstant(FunctionNode):
     def __init__(self, value):
@@ -162,6 +179,9 @@ class AddConstant(FunctionNode):
         return utils.force_array(inputs[0] + self.value, inputs[0].dtype),
 
     def backward(self, indexes, grad_outputs):
+        return grad_outputs[0],
+
+    def backward_arrays(self, indexes, grad_outputs):
         return grad_outputs[0],
 
 
@@ -239,6 +259,9 @@ class MultiAdd(FunctionNode):
     def backward(self, indexes, grad_outputs):
         return tuple(grad_outputs[0] for _ in indexes)
 
+    def backward_arrays(self, indexes, grad_outputs):
+        return tuple(grad_outputs[0] for _ in indexes)
+
 
 def _accumulate_add(variables, donated=None):
     """Sum of a list of same-shaped Variables (gradient accumulation);
@@ -286,6 +309,14 @@ class Sub(FunctionNode):
             ret.append(_sum_to(g, self._shapes[i]))
         return tuple(ret)
 
+    def backward_arrays(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            g = gy if i == 0 else Neg()._compute((gy,))[0]
+            ret.append(_sum_to_array(g, self._shapes[i]))
+        return tuple(ret)
+
 
 class SubFromConstant(FunctionNode):
     def __init__(self, value):
@@ -300,6 +331,9 @@ class SubFromConstant(FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         return -grad_outputs[0],
+
+    def backward_arrays(self, indexes, grad_outputs):
+        return Neg()._compute(grad_outputs)
 
 
 class Mul(FunctionNode):
@@ -324,6 +358,16 @@ class Mul(FunctionNode):
             ret.append(_sum_to(gy * other, shape))
         return tuple(ret)
 
+    def backward_arrays(self, indexes, grad_outputs):
+        x0, x1 = self._retained_input_arrays()
+        gy = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            other = x1 if i == 0 else x0
+            shape = (x0 if i == 0 else x1).shape
+            ret.append(_sum_to_array(Mul()._compute((gy, other))[0], shape))
+        return tuple(ret)
+
 
 class MulConstant(FunctionNode):
     def __init__(self, value):
@@ -338,6 +382,10 @@ class MulConstant(FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         return grad_outputs[0] * self.value,
+
+    def backward_arrays(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        return MulConstant(_const(gy, self.value))._compute((gy,))
 
 
 class Div(FunctionNode):
@@ -363,6 +411,20 @@ class Div(FunctionNode):
                 ret.append(_sum_to(gx0, x0.shape))
             else:
                 ret.append(_sum_to(-gx0 * x0 / x1, x1.shape))
+        return tuple(ret)
+
+    def backward_arrays(self, indexes, grad_outputs):
+        x0, x1 = self._retained_input_arrays()
+        gx0, = Div()._compute((grad_outputs[0], x1))
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(_sum_to_array(gx0, x0.shape))
+            else:
+                g, = Neg()._compute((gx0,))
+                g, = Mul()._compute((g, x0))
+                g, = Div()._compute((g, x1))
+                ret.append(_sum_to_array(g, x1.shape))
         return tuple(ret)
 
 
@@ -688,3 +750,10 @@ class _DivByConstant(FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         return grad_outputs[0] / self.value,
+
+    def backward_arrays(self, indexes, grad_outputs):
+        # the node ``gy / value`` makes (Variable.__truediv__)
+        gy = grad_outputs[0]
+        v = _const(gy, self.value)
+        node = MulConstant(1 / v) if v != 0 else _DivByConstant(v)
+        return node._compute((gy,))

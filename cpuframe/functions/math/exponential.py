@@ -11,6 +11,11 @@ class Exp(UnaryUfunc):
     def grad(self, y, gy):
         return gy * y
 
+    def backward_arrays(self, indexes, grad_outputs):
+        from cpuframe.functions.math.basic_math import Mul
+        y, = self._retained_output_arrays()
+        return Mul()._compute((grad_outputs[0], y))
+
 
 def exp(x):
     """Elementwise exponential, ``y = e ** x``.

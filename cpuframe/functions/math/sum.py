@@ -1,7 +1,9 @@
 """Sums and means over axes."""
 from cpuframe import utils
 from cpuframe.function_node import FunctionNode
-from cpuframe.functions.math._reduction import expand_back, normalize_axis
+from cpuframe.functions.math._reduction import (expand_back,
+                                                 expand_back_array,
+                                                 normalize_axis)
 from cpuframe.utils import type_check
 
 
@@ -26,6 +28,10 @@ class Sum(FunctionNode):
     def backward(self, indexes, grad_outputs):
         return expand_back(grad_outputs[0], self._in_shape, self._axis,
                             self.keepdims),
+
+    def backward_arrays(self, indexes, grad_outputs):
+        return expand_back_array(grad_outputs[0], self._in_shape,
+                                 self._axis, self.keepdims),
 
 
 def sum(x, axis=None, keepdims=False):  # noqa: A001 - Chainer's name

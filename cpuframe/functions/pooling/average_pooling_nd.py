@@ -161,6 +161,9 @@ class AveragePoolingND(FunctionNode):
     def backward(self, indexes, grad_outputs):
         return AveragePoolingNDGrad(self).apply(grad_outputs)
 
+    def backward_arrays(self, indexes, grad_outputs):
+        return AveragePoolingNDGrad(self)._compute(grad_outputs)
+
 
 def average_pooling_nd(x, ksize, stride=None, pad=0, pad_value=0):
     """N-dimensional spatial average pooling.

@@ -216,6 +216,9 @@ class MaxPoolingND(FunctionNode):
     def backward(self, indexes, grad_outputs):
         return self._grad_class(self).apply(grad_outputs)
 
+    def backward_arrays(self, indexes, grad_outputs):
+        return self._grad_class(self)._compute(grad_outputs)
+
 
 def max_pooling_nd(x, ksize, stride=None, pad=0, cover_all=True,
                    return_indices=False):

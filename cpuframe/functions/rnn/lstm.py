@@ -93,6 +93,11 @@ class LSTM(FunctionNode):
         gxs = LSTMGrad().apply((c_prev, x, gc, gh))
         return tuple(gxs[i] for i in indexes)
 
+    def backward_arrays(self, indexes, grad_outputs):
+        gxs = LSTMGrad()._compute(self._retained_input_arrays() +
+                                  tuple(grad_outputs))
+        return tuple(gxs[i] for i in indexes)
+
 
 class LSTMGrad(FunctionNode):
     """Inputs ``(c_prev, x, gc, gh)``, outputs ``(gc_prev, gx)``."""
@@ -305,6 +310,15 @@ class LSTMStep(FunctionNode):
             return self._reference_backward(indexes, grad_outputs)
         inputs = self.get_retained_inputs()
         return LSTMStepGrad(self).apply(tuple(inputs) + tuple(grad_outputs))
+
+    def backward_arrays(self, indexes, grad_outputs):
+        # (the engine asks only where nothing records the backward: the
+        # fused kernel's branch of ``backward``)
+        gxs = LSTMStepGrad(self)._compute(self._retained_input_arrays() +
+                                          tuple(grad_outputs))
+        if len(gxs) == len(self.inputs) and len(gxs) != len(indexes):
+            gxs = tuple(gxs[i] for i in indexes)
+        return gxs
 
     def _reference_backward(self, indexes, grad_outputs):
         from cpuframe.function_node import grad
