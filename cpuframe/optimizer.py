@@ -247,13 +247,14 @@ class UpdateRule:
     def update_core(self, param):
         """Update ``param``; dispatches to the CPU or GPU variant."""
         device = param.device
+        if device.xp is numpy:
+            # (the CPU devices have no context to enter)
+            if not (self.is_elementwise and
+                    device.elementwise_update(self, param)):
+                self.update_core_cpu(param)
+            return
         with backend.using_device(device):
-            if device.xp is numpy:
-                if not (self.is_elementwise and
-                        device.elementwise_update(self, param)):
-                    self.update_core_cpu(param)
-            else:
-                self.update_core_gpu(param)
+            self.update_core_gpu(param)
 
     def update_core_cpu(self, param):
         """Update a parameter held by NumPy (or the Intel64 device)."""
@@ -284,17 +285,24 @@ class UpdateRule:
 
     def _prepare(self, param):
         device = param.device
+        if device.xp is numpy:
+            # (the CPU devices have no context to enter)
+            self._prepare_on(device, param)
+            return
         with backend.using_device(device):
-            if self._state is None:
-                self._state = {}
-                self.init_state(param)
-            on_cpu = device is backend.cpu_device
-            for name, value in self._state.items():
-                if on_cpu and type(value) is numpy.ndarray:
-                    continue  # where it belongs (the common case)
-                if backend.is_array(value) and \
-                        backend.get_device_from_array(value) != device:
-                    self._state[name] = device.send(value)
+            self._prepare_on(device, param)
+
+    def _prepare_on(self, device, param):
+        if self._state is None:
+            self._state = {}
+            self.init_state(param)
+        on_cpu = device is backend.cpu_device
+        for name, value in self._state.items():
+            if on_cpu and type(value) is numpy.ndarray:
+                continue  # where it belongs (the common case)
+            if backend.is_array(value) and \
+                    backend.get_device_from_array(value) != device:
+                self._state[name] = device.send(value)
 
     def serialize(self, serializer):
         """Save or load ``t`` and the state (not the parameter itself).

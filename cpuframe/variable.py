@@ -192,7 +192,21 @@ class Variable:
         var = object.__new__(Variable)
         var._array = array
         var._requires_grad = requires_grad
-        var._node = VariableNode(var, None)
+        # VariableNode(var, None), its attributes set here directly (a
+        # node per output and per gradient: the hottest constructor)
+        node = var._node = object.__new__(VariableNode)
+        node._variable = weakref.ref(var)
+        node.name = None
+        node.creator_node = None
+        node.rank = 0
+        node.data = None
+        node.requires_grad = requires_grad
+        if array is None:
+            node.shape = node.dtype = None
+        else:
+            shape = array.shape
+            node.shape = shape if type(shape) is tuple else tuple(shape)
+            node.dtype = array.dtype
         var._grad_var = None
         var._loss_scale = None
         return var
@@ -805,8 +819,11 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     walked, and the gradients of the targets are returned; otherwise the
     gradients of the leaves (variables without creator) are returned.
     """
+    from cpuframe.function_node import FunctionNode
+    _base_accumulate = FunctionNode.backward_accumulate
     needed = None if target_nodes is None else \
         _needed_functions(output_nodes, target_nodes)
+    heappop, heappush = heapq.heappop, heapq.heappush
     grads = {}
     heap = []
     queued = set()
@@ -828,7 +845,10 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
 
     def take(node):
         gs = grads.pop(node, None)
-        g = None if not gs else _add_grads(gs, enable_double_backprop)
+        g = None if not gs else gs[0] if len(gs) == 1 else \
+            _add_grads(gs, enable_double_backprop)
+        if plain_take:
+            return g
         if target_nodes is not None and node in target_nodes:
             results[node] = g
         if retain_grad and g is not None:
@@ -837,6 +857,8 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                 var._grad_var = g
         return g
 
+    # (take: no target to record, no gradient to keep)
+    plain_take = target_nodes is None and not retain_grad
     lazy = bool(getattr(config, 'lazy_grad_sum', False))
     # Nodes with ``backward_arrays`` compute on arrays where nothing records
     # the backward (see FunctionNode.backward_arrays).
@@ -848,20 +870,33 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     try:
         with using_config('enable_backprop', enable_double_backprop):
             while heap:
-                func = heapq.heappop(heap)[2]
-                out_nodes = [ref() for ref in func.outputs]
-                gys = [None if n is None else take(n) for n in out_nodes]
-                if all(g is None for g in gys):
-                    continue
-                gys = tuple(
-                    g if g is not None else Variable(
-                        func._zero_output(i), requires_grad=False)
-                    for i, g in enumerate(gys))
-                targets = tuple(
-                    i for i, node in enumerate(func.inputs)
-                    if node.requires_grad and (
-                        needed is None or node in target_nodes or
-                        needed.get(node.creator_node, False)))
+                func = heappop(heap)[2]
+                outputs = func.outputs
+                if len(outputs) == 1:  # (the common case, first)
+                    node = outputs[0]()
+                    g = None if node is None else take(node)
+                    if g is None:
+                        continue
+                    gys = (g,)
+                else:
+                    gys = [None if n is None else take(n)
+                           for n in [ref() for ref in outputs]]
+                    if all(g is None for g in gys):
+                        continue
+                    gys = tuple(
+                        g if g is not None else Variable(
+                            func._zero_output(i), requires_grad=False)
+                        for i, g in enumerate(gys))
+                g = node = None
+                if needed is None:
+                    targets = tuple(i for i, node in enumerate(func.inputs)
+                                    if node.requires_grad)
+                else:
+                    targets = tuple(
+                        i for i, node in enumerate(func.inputs)
+                        if node.requires_grad and (
+                            node in target_nodes or
+                            needed.get(node.creator_node, False)))
                 if not targets:
                     continue
                 hooks = func._function_hooks()
@@ -875,7 +910,7 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                 if func.accepts_donated_grads and not enable_double_backprop:
                     func._donated_grad_outputs = _donated(gys)
                 grad_inputs = None
-                if func._overrides_backward_accumulate():
+                if type(func).backward_accumulate is not _base_accumulate:
                     # The node adds the gradients its inputs already have (as
                     # Chainer's backward_accumulate): hand them over, once each.
                     grad_inputs = []
@@ -931,7 +966,12 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                         incoming[k] = None
                         grads[node] = [_add_grads(pending, enable_double_backprop)]
                     pending = None
-                    push(node.creator_node)
+                    creator = node.creator_node
+                    if creator is not None and creator not in queued and (
+                            needed is None or needed.get(creator, False)):
+                        queued.add(creator)
+                        heappush(heap, (-creator.rank, next(counter),
+                                        creator))
                 incoming = None
 
     finally:

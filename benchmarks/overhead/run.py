@@ -27,6 +27,12 @@ median over the rounds of the time per call, in microseconds, and the
 ratios to PyTorch and to the NumPy path. ``OPENBLAS_CORETYPE`` and
 ``OPENBLAS_L2_SIZE`` are removed from the workers' environment (they slow
 NumPy's BLAS down); the threads are ``--threads`` (default: all cores).
+
+``--baseline DIR`` also runs each cpuframe path from another checkout
+(``auto@base``, ``intel64@base``, ``numpy@base``: e.g. a ``git worktree``
+of the commit before a change, with its native module built or copied in),
+interleaved with the others, so that a before/after comparison shares one
+run's machine load; the table then adds the ratios to the baseline.
 """
 import argparse
 import gc
@@ -71,15 +77,28 @@ def _build(path, rows):
         chainer.config.use_ideep = 'never'
         api = rows.ChainerAPI(chainer, '@numpy')
         return rows.chainer_rows(api), {'chainer': chainer.__version__}
-    sys.path.insert(0, str(REPO_ROOT))
+    path, _, base = path.partition('@')
+    root = os.environ.get('CPUFRAME_OVERHEAD_BASELINE') if base else None
+    if root:
+        # this checkout's cpuframe, not the installed (editable) one
+        sys.meta_path[:] = [f for f in sys.meta_path
+                            if 'editable' not in repr(f).lower()]
+    sys.path.insert(0, root or str(REPO_ROOT))
     import cpuframe
+    if root and not cpuframe.__file__.startswith(
+            str(Path(root).resolve())):
+        raise RuntimeError('--baseline: imported {}, not the checkout '
+                           '{}'.format(cpuframe.__file__, root))
     cpuframe.config.use_ideep = 'never' if path == 'numpy' else 'auto'
     device = '@intel64' if path == 'intel64' else '@numpy'
     if path == 'intel64':
         from cpuframe.backends import intel64
         intel64.check_ideep_available()
     api = rows.ChainerAPI(cpuframe, device)
-    return rows.chainer_rows(api), {'cpuframe': cpuframe.__version__}
+    info = {'cpuframe': cpuframe.__version__}
+    if root:
+        info['from'] = root
+    return rows.chainer_rows(api), info
 
 
 def _time_block(step, n):
@@ -206,6 +225,12 @@ def run(args):
     pythons['torch'] = args.torch_python or sys.executable
     pythons['chainer'] = args.chainer_python or sys.executable
     paths = [p for p in args.paths.split(',')]
+    if args.baseline:
+        env['CPUFRAME_OVERHEAD_BASELINE'] = str(Path(args.baseline).resolve())
+        paths += [p + '@base' for p in paths
+                  if p in ('auto', 'intel64', 'numpy')]
+        for p in paths:
+            pythons.setdefault(p, sys.executable)
     report = {'cpu': _cpu_name(), 'threads': args.threads, 'rounds':
               args.rounds, 'paths': {}, 'rows': {}}
     log_dir = Path(args.log_dir)
@@ -261,7 +286,9 @@ def print_row(row, times, paths, header=False):
     cols = ['{:>9}'.format(p) for p in paths]
     ratios = [('auto/torch', 'auto', 'torch'),
               ('intel64/numpy', 'intel64', 'numpy'),
-              ('auto/chainer', 'auto', 'chainer')]
+              ('auto/chainer', 'auto', 'chainer')] + [
+                  (p + '/base', p, p + '@base')
+                  for p in ('auto', 'intel64', 'numpy')]
     ratios = [r for r in ratios if r[1] in paths and r[2] in paths]
     if header:
         print('{:<28}{}  {}'.format('row (us per call)', ''.join(cols),
@@ -286,6 +313,9 @@ def main(argv=None):
     parser.add_argument('--torch-python')
     parser.add_argument('--chainer-python')
     parser.add_argument('--json')
+    parser.add_argument('--baseline', metavar='DIR',
+                        help='also run the cpuframe paths from this '
+                        'checkout, interleaved (before/after in one run)')
     parser.add_argument('--log-dir', default='/tmp/cpuframe-overhead-logs')
     parser.add_argument('--worker', help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
