@@ -232,7 +232,7 @@ def run(args):
         for p in paths:
             pythons.setdefault(p, sys.executable)
     report = {'cpu': _cpu_name(), 'threads': args.threads, 'rounds':
-              args.rounds, 'paths': {}, 'rows': {}}
+              args.rounds, 'stat': args.stat, 'paths': {}, 'rows': {}}
     log_dir = Path(args.log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
     workers = []
@@ -267,9 +267,11 @@ def run(args):
                         times[w.path] = None
                         continue
                     times[w.path].append(msg['seconds'] * 1e6)
+            pick = min if args.stat == 'min' else statistics.median
             report['rows'][row] = {
-                p: None if ts is None else statistics.median(ts)
+                p: None if ts is None else pick(ts)
                 for p, ts in times.items()}
+            report.setdefault('samples', {})[row] = times
             print_row(row, report['rows'][row], [w.path for w in workers],
                       header=row == names[0])
     finally:
@@ -306,6 +308,10 @@ def main(argv=None):
     parser.add_argument('--rows', default='',
                         help='comma-separated row names (default: all)')
     parser.add_argument('--rounds', type=int, default=7)
+    parser.add_argument('--stat', choices=('median', 'min'),
+                        default='median',
+                        help='what the table gives of each path\'s rounds '
+                        '(min: less of a shared machine\'s noise)')
     parser.add_argument('--block-ms', type=float, default=40.0)
     parser.add_argument('--threads', type=int, default=os.cpu_count())
     parser.add_argument("--settle", type=float, default=0.3,

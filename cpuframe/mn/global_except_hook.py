@@ -30,11 +30,20 @@ When it is on
   debug with ``pdb`` post-mortem on one rank); ``=1`` turns it on whatever
   the launcher says.
 
-Only uncaught exceptions of the main thread reach ``sys.excepthook``; a
-rank that calls ``sys.exit`` is not aborted.  Importing this module (and
-``cpuframe.mn``) does not import mpi4py: the hook imports it only when it
-fires.
+A rank that ends with ``sys.exit(n)``, ``n`` not 0 (a failed check, a
+script's error path), would leave the others waiting in their next
+collective just the same; where the hook is on, it also ends the job:
+as the interpreter exits with the ``SystemExit`` of ``sys.exit(n)``, a
+banner names the rank and its status and ``MPI_Abort`` is called with that
+status (``sys.exit(0)``, ``sys.exit()``, a normal end and a ``SystemExit``
+the program catches are left alone). Only ``sys.exit`` is watched, not a
+bare ``raise SystemExit(n)``.
+
+Only uncaught exceptions of the main thread reach ``sys.excepthook``.
+Importing this module (and ``cpuframe.mn``) does not import mpi4py: the hook
+imports it only when it fires.
 """
+import atexit
 import os
 import sys
 import time
@@ -119,12 +128,12 @@ def _global_except_hook(exctype, value, traceback):
         _abort()
 
 
-def _abort():
+def _abort(status=1):
     try:
         from cpuframe.mn import _mpi
         MPI = _mpi.get()
         if not MPI.Is_finalized():
-            MPI.COMM_WORLD.Abort(1)
+            MPI.COMM_WORLD.Abort(status)
     except BaseException as e:  # noqa: BLE001 - last resort below
         try:
             sys.stderr.write('cpuframe.mn: MPI_Abort failed ({}: {}); '
@@ -134,7 +143,80 @@ def _abort():
             pass
     # Abort does not return; if MPI could not be reached, leave without
     # MPI_Finalize so the launcher sees this rank fail.
-    os._exit(1)
+    os._exit(status)
+
+
+_orig_exit = None
+# (status,) of a sys.exit whose SystemExit ended the interpreter, else None
+_exit_status = None
+
+
+class _WatchedSystemExit(SystemExit):
+    """The SystemExit of ``sys.exit`` while the hook is on: it notes, as it
+    is freed, whether the interpreter is exiting with it."""
+
+    def __del__(self):
+        # With no Python frame running below this one, the interpreter's
+        # own handling of an uncaught SystemExit freed it (the process
+        # exits with it); a program that caught it frees it in its frames.
+        global _exit_status
+        if sys._getframe().f_back is None:
+            _exit_status = (self.code,)
+
+
+# shown as Python shows a SystemExit
+_WatchedSystemExit.__name__ = _WatchedSystemExit.__qualname__ = 'SystemExit'
+
+
+def _recording_exit(status=None):
+    """``sys.exit`` raising a :class:`_WatchedSystemExit` (what ``sys.exit``
+    raises otherwise: the same arguments, the same ``code``)."""
+    if status is None:
+        raise _WatchedSystemExit()
+    if isinstance(status, tuple):
+        raise _WatchedSystemExit(*status)
+    raise _WatchedSystemExit(status)
+
+
+def _exit_code(status):
+    # The process's exit status for sys.exit(status), as Python computes it
+    # (the low byte of an int, as the OS keeps it; a message is status 1)
+    if status is None:
+        return 0
+    if isinstance(status, int):
+        return status & 0xff
+    return 1
+
+
+def _abort_at_exit():
+    """At interpreter exit: a rank leaving by ``sys.exit(n)``, n not 0,
+    ends the whole job (the others may be waiting for it in a collective)."""
+    if _exit_status is None:
+        return
+    code = _exit_code(_exit_status[0])
+    if code == 0:
+        return
+    mpi = sys.modules.get('mpi4py.MPI')
+    try:
+        if mpi is None or not mpi.Is_initialized() or mpi.Is_finalized():
+            return  # MPI never started (or is done): nothing can hang
+    except Exception:  # noqa: BLE001 - then try the abort anyway
+        pass
+    try:
+        sys.stderr.write(
+            '\n******************************************\n'
+            'cpuframe.mn (ChainerMN):\n'
+            '   Rank {} called sys.exit({!r}): exit status {}.\n'
+            '   Calling MPI_Abort() so that the other ranks do not wait '
+            'for it...\n'
+            '******************************************\n\n'.format(
+                _rank_for_banner(), _exit_status[0], code))
+        sys.stderr.flush()
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - the abort matters more
+        pass
+    time.sleep(_OUTPUT_GRACE_SECONDS)
+    _abort(code)
 
 
 def _add_hook_if_enabled():
@@ -156,3 +238,10 @@ def add_hook():
         return
     _orig_except_hook = sys.excepthook
     sys.excepthook = _global_except_hook
+    global _orig_exit
+    if _orig_exit is None:
+        _orig_exit = sys.exit
+        sys.exit = _recording_exit
+        # Python's atexit handlers run before mpi4py finalizes MPI (at the
+        # C level), so the abort comes first.
+        atexit.register(_abort_at_exit)

@@ -89,6 +89,54 @@ def test_exception_under_compat_aborts_the_job(only_on_rank_0, local_tmp):
     assert 'Uncaught exception on rank 1' in output
 
 
+_EXITS_ON_RANK_1 = textwrap.dedent('''
+    import sys, time
+    import cpuframe.mn as chainermn
+    comm = chainermn.create_communicator('naive')
+    if comm.rank == 1:
+        time.sleep(0.5)
+        sys.exit(3)
+    # Rank 0 waits for rank 1, which never comes.
+    comm.bcast_obj(None, root=1)
+    print('rank {} got past the collective'.format(comm.rank))
+''')
+
+_EXITS_CLEANLY = textwrap.dedent('''
+    import sys
+    import cpuframe.mn as chainermn
+    comm = chainermn.create_communicator('naive')
+    try:
+        sys.exit(2)  # caught: the program goes on
+    except SystemExit as e:
+        print('rank {} caught {!r}'.format(comm.rank, e))
+    comm.bcast_obj(None, root=0)
+    print('rank {} done'.format(comm.rank), flush=True)
+    sys.exit(0 if comm.rank else None)
+''')
+
+
+def test_sys_exit_with_a_failure_status_on_one_rank_ends_the_job(
+        only_on_rank_0, local_tmp):
+    result, elapsed = _run([_launch.mpiexec(), '-n', '2'], _EXITS_ON_RANK_1,
+                           local_tmp)
+    output = result.stdout.decode(errors='replace')
+    assert result.returncode != 0, output
+    assert elapsed < 30, output
+    assert 'Rank 1 called sys.exit(3): exit status 3' in output, output
+    assert 'got past the collective' not in output
+
+
+def test_sys_exit_zero_and_a_caught_exit_are_left_alone(only_on_rank_0,
+                                                          local_tmp):
+    result, _ = _run([_launch.mpiexec(), '-n', '2'], _EXITS_CLEANLY,
+                     local_tmp)
+    output = result.stdout.decode(errors='replace')
+    assert result.returncode == 0, output
+    assert output.count('caught SystemExit(2)') == 2, output
+    assert output.count(' done') == 2, output
+    assert 'MPI_Abort' not in output
+
+
 @pytest.mark.parametrize('launcher,env,installed', [
     ('mpiexec-2', {}, True),
     ('mpiexec-2', {'CPUFRAME_MN_ABORT_ON_EXCEPTION': '0'}, False),
@@ -134,8 +182,39 @@ def test_enabled_from_environment(environ, enabled):
     assert global_except_hook._enabled(environ) is enabled
 
 
+_WATCHES_EXITS = textwrap.dedent('''
+    import atexit, sys
+    from cpuframe.mn import global_except_hook as g
+    sys.exit = g._recording_exit
+    atexit.register(lambda: print('RECORDED', g._exit_status, flush=True))
+    try:
+        sys.exit(5)
+    except SystemExit as e:
+        print('CAUGHT', repr(e), e.code, g._exit_status)
+    def leave():
+        sys.exit(%s)
+    leave()
+''')
+
+
+@pytest.mark.parametrize('status,code,recorded', [
+    ('3', 3, '(3,)'), ('0', 0, '(0,)'), ('', 0, '(None,)'),
+    ('"bye"', 1, "('bye',)")])
+def test_sys_exit_is_watched_only_when_it_ends_the_interpreter(
+        only_on_rank_0, local_tmp, status, code, recorded):
+    result, _ = _run([], _WATCHES_EXITS % status, local_tmp)
+    output = result.stdout.decode(errors='replace')
+    assert result.returncode == code, output
+    # the caught one: a SystemExit as any, not recorded
+    assert 'CAUGHT SystemExit(5) 5 None' in output
+    assert 'RECORDED ' + recorded in output
+
+
 def test_add_hook_twice_warns(monkeypatch):
     monkeypatch.setattr(global_except_hook, '_orig_except_hook', None)
+    monkeypatch.setattr(global_except_hook, '_orig_exit',
+                        global_except_hook._orig_exit)
+    monkeypatch.setattr(sys, 'exit', sys.exit)
     monkeypatch.setattr(sys, 'excepthook', sys.__excepthook__)
     global_except_hook.add_hook()
     assert sys.excepthook is global_except_hook._global_except_hook

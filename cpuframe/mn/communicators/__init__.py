@@ -8,13 +8,20 @@ CPU_COMMUNICATORS = ('naive', 'flat', 'hierarchical', 'two_dimensional',
 _GPU_ONLY = ('pure_nccl',)
 
 
+def _named_classes():
+    from cpuframe.mn.communicators.flat_communicator import FlatCommunicator
+    from cpuframe.mn.communicators.naive_communicator import \
+        NaiveCommunicator
+    return {'naive': NaiveCommunicator, 'flat': FlatCommunicator}
+
+
 def _cuda_available():
     from cpuframe.backends import cuda
     return cuda.available
 
 
 def create_communicator(communicator_name=None, mpi_comm=None,
-                        allreduce_grad_dtype=None, batched_copy=False,
+                        allreduce_grad_dtype=None, batched_copy=True,
                         **kwargs):
     """Create a communicator (ChainerMN's ``create_communicator``).
 
@@ -29,7 +36,9 @@ def create_communicator(communicator_name=None, mpi_comm=None,
         allreduce_grad_dtype: reduce gradients in this dtype: None (each
             gradient's own), ``numpy.float16``, ``'bfloat16'``,
             ``numpy.float32`` or ``numpy.float64``.
-        batched_copy: accepted for compatibility (packing is always batched).
+        batched_copy: ChainerMN's option, kept as the communicator's
+            ``batched_copy`` (True by default, as in ChainerMN; packing is
+            always batched here).
         bucket_bytes: the size of a gradient bucket (default 16 MiB).
     """
     from cpuframe.mn.communicators.mpi_communicator import (
@@ -55,10 +64,13 @@ def create_communicator(communicator_name=None, mpi_comm=None,
                          ' expected one of {}'.format(
                              name, ', '.join(repr(n) for n in
                                              CPU_COMMUNICATORS + _GPU_ONLY)))
-    comm = MpiCommunicator(mpi_comm, name=name,
-                           allreduce_grad_dtype=allreduce_grad_dtype,
-                           bucket_bytes=bucket_bytes)
-    comm._configs['batched_copy'] = bool(batched_copy)
+    # ChainerMN's class for the name where cpuframe has one that runs here
+    cls = _named_classes().get(name, MpiCommunicator)
+    comm = object.__new__(cls)
+    MpiCommunicator.__init__(comm, mpi_comm, name=name,
+                             allreduce_grad_dtype=allreduce_grad_dtype,
+                             bucket_bytes=bucket_bytes)
+    comm.batched_copy = batched_copy
     if name == 'single_node' and comm.inter_size != 1:
         raise ValueError("create_communicator: 'single_node' needs every rank "
                          'on one host; this job spans {} hosts'.format(

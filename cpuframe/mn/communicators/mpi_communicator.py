@@ -103,18 +103,21 @@ class MpiCommunicator(CommunicatorBase):
 
     # ---------------------------------------------------------------- ranks
     def _init_ranks(self):
-        MPI = self._MPI
-        comm = self.mpi_comm
-        local = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.rank)
-        try:
-            self._intra_rank = local.rank
-            self._intra_size = local.size
-            host_leader = local.bcast(comm.rank, root=0)
-        finally:
-            local.Free()
-        leaders = sorted(set(comm.allgather(host_leader)))
-        self._inter_rank = leaders.index(host_leader)
-        self._inter_size = len(leaders)
+        from cpuframe.mn.communicators._communication_utility import \
+            init_ranks
+        (_, self._intra_rank, self._intra_size, self._inter_rank,
+         self._inter_size) = init_ranks(self.mpi_comm)
+
+    @property
+    def batched_copy(self):
+        """ChainerMN's option (gradients are always packed in batches
+        here): True when made by ``create_communicator``, False when a
+        communicator class is constructed directly, as in ChainerMN."""
+        return self._configs.get('batched_copy', False)
+
+    @batched_copy.setter
+    def batched_copy(self, value):
+        self._configs['batched_copy'] = bool(value)
 
     @property
     def rank(self):
@@ -152,10 +155,11 @@ class MpiCommunicator(CommunicatorBase):
         super().set_config(name, **kwargs)
 
     def split(self, color, key):
-        sub = type(self)(self.mpi_comm.Split(color, key), name=self.name,
-                         allreduce_grad_dtype=self._configs.get(
-                             'allreduce_grad_dtype'),
-                         bucket_bytes=self._bucket_bytes)
+        sub = object.__new__(type(self))
+        MpiCommunicator.__init__(
+            sub, self.mpi_comm.Split(color, key), name=self.name,
+            allreduce_grad_dtype=self._configs.get('allreduce_grad_dtype'),
+            bucket_bytes=self._bucket_bytes)
         sub._owns_mpi_comm = True
         return sub
 

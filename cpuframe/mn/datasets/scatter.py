@@ -201,6 +201,15 @@ def _scatter_obj(comm, parts, root):
     return comm.recv_obj(source=root)
 
 
+def _scatter_index(n_total_samples, size, force_equal_length):
+    """ChainerMN's generator of ``(rank, begin, end)`` over ``size`` ranks
+    for ``n_total_samples`` examples (see ``scatter_index``)."""
+    assert size > 0 and n_total_samples >= 0
+    for i, (b, e) in enumerate(_index_ranges(n_total_samples, size,
+                                             force_equal_length)):
+        yield i, b, e
+
+
 def _index_ranges(n, size, force_equal_length):
     """``(begin, end)`` for each of ``size`` ranks over ``n`` samples."""
     if force_equal_length:

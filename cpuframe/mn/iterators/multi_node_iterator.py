@@ -1,9 +1,30 @@
 """``create_multi_node_iterator``: the master rank reads, every rank gets
 the same batches."""
+import numpy
+
 from cpuframe.dataset import iterator as iterator_module
 
 # Control messages the master broadcasts before each batch.
 _BATCH, _STOP, _ERROR = 'batch', 'stop', 'error'
+
+
+def _build_ctrl_msg(stop, is_valid_data_type, is_paired_dataset,
+                    is_new_epoch, current_position):
+    """ChainerMN's control message of its multi-node iterator: a float32
+    array ``[stop, is_valid_data_type, is_paired_dataset, is_new_epoch,
+    current_position]``. (cpuframe.mn's iterator sends its batch and
+    position as one pickled message instead; the helpers stay for code
+    that speaks ChainerMN's format.)"""
+    return numpy.array([int(stop), int(is_valid_data_type),
+                        int(is_paired_dataset), int(is_new_epoch),
+                        int(current_position)], numpy.float32)
+
+
+def _parse_ctrl_msg(msg):
+    """``(stop, is_valid_data_type, is_paired_dataset, is_new_epoch,
+    current_position)`` from a message of :func:`_build_ctrl_msg`."""
+    return (bool(msg[0]), bool(msg[1]), bool(msg[2]), bool(msg[3]),
+            int(msg[4]))
 
 
 def _state_of(it):
