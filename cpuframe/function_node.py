@@ -245,34 +245,39 @@ class FunctionNode:
         # an array x is the Dropout node); the outputs need a gradient when
         # some input does.
         build_graph = config.enable_backprop
-        ret = tuple(Variable._of_output(y, requires_grad) for y in outputs)
+        ret = tuple([_of_output(y, requires_grad) for y in outputs])
         if build_graph:
             rank = 0
             nodes = []
             for i, x in enumerate(input_vars):
                 if x is None:
                     # (an array apply already accepted: no checks again)
-                    x = input_vars[i] = Variable._of_output(in_data[i],
-                                                            False)
+                    x = input_vars[i] = _of_output(in_data[i], False)
                 node = x._node
                 nodes.append(node)
                 if node.rank > rank:
                     rank = node.rank
             self.rank = rank
             self.inputs = tuple(nodes)
-            for y in ret:
-                y._node.set_creator_node(self)
-            self.outputs = tuple(weakref.ref(y._node) for y in ret)
-            self._output_meta = tuple(
-                (y.shape, y.dtype, _cpu_device if type(y) is _ndarray
-                 else backend.get_device_from_array(y))
-                for y in outputs)
+            # (the outputs' nodes, linked as set_creator_node links them)
+            out_refs = []
+            meta = []
+            for y, var in zip(outputs, ret):
+                node = var._node
+                node.creator_node = self
+                node.rank = rank + 1
+                out_refs.append(weakref.ref(node))
+                meta.append((y.shape, y.dtype, _cpu_device
+                             if type(y) is _ndarray
+                             else backend.get_device_from_array(y)))
+            self.outputs = tuple(out_refs)
+            self._output_meta = tuple(meta)
             if self._input_indexes_to_retain is not None:
                 for i in self._input_indexes_to_retain:
                     input_vars[i].retain_data()
             if self._output_indexes_to_retain is not None:
                 self._retained_output_data = tuple(
-                    outputs[i] for i in self._output_indexes_to_retain)
+                    [outputs[i] for i in self._output_indexes_to_retain])
         else:
             self._input_indexes_to_retain = None
             self._output_indexes_to_retain = None
@@ -678,6 +683,7 @@ _no_intel64_route = FunctionNode.forward_intel64
 _default_on_device = FunctionNode.intel64_on_device
 _ndarray = numpy.ndarray
 _cpu_device = backend.cpu_device
+_of_output = Variable._of_output
 
 
 def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
