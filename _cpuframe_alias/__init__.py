@@ -4,7 +4,8 @@ cpuframe installs ``cpuframe-chainer-alias.pth`` into site-packages.  At
 interpreter start-up it imports this module only when the environment
 variable ``CPUFRAME_AS_CHAINER`` is set to ``1`` (or ``true``/``yes``/``on``),
 and ``activate()`` then puts a finder on ``sys.meta_path`` that imports
-nothing until a ``chainer``, ``chainerx`` or ``chainermn`` import is first
+nothing until a ``chainer``, ``chainerx``, ``chainermn`` or ``onnx_chainer``
+import is first
 seen: at that point it installs ``cpuframe.compat``'s alias and hands the
 import to it.  So
 pytest, ``mpiexec`` ranks, forked and spawned workers and web apps that
@@ -32,7 +33,7 @@ class _LazyAlias:
     @staticmethod
     def find_spec(fullname, path=None, target=None):
         top = fullname.partition('.')[0]
-        if top not in ('chainer', 'chainerx', 'chainermn'):
+        if top not in ('chainer', 'chainerx', 'chainermn', 'onnx_chainer'):
             return None
         if _LazyAlias in sys.meta_path:
             sys.meta_path.remove(_LazyAlias)

@@ -3,9 +3,10 @@
 ``python -m cpuframe.compat train.py --epoch 3`` runs ``train.py`` with
 ``import chainer`` (and ``chainer.functions``, ``chainer.links``,
 ``chainer.training.extensions``, ``chainer.backends.intel64``, ...)
-resolving to cpuframe, and ``import chainermn`` to ``cpuframe.mn``.
-``install()`` does the same from Python.  A script that imports
-``chainerx`` gets a stub whose ``is_available()`` is False.
+resolving to cpuframe, ``import chainermn`` to ``cpuframe.mn`` and
+``import onnx_chainer`` to ``cpuframe.onnx_chainer``. ``install()`` does
+the same from Python.  A script that imports ``chainerx`` gets a stub whose
+``is_available()`` is False.
 """
 import builtins
 import importlib
@@ -48,11 +49,24 @@ def _alias_chainermn():
         '1', 'true', 'yes', 'on')
 
 
+# Chainer 7's ONNX exporter is cpuframe.onnx_chainer (CPUFRAME_KEEP_ONNX_CHAINER=1
+# leaves `import onnx_chainer` to an installed one).
+_ONNX_PREFIX = 'onnx_chainer'
+_ONNX_TARGET = 'cpuframe.onnx_chainer'
+
+
+def _alias_onnx_chainer():
+    return os.environ.get('CPUFRAME_KEEP_ONNX_CHAINER', '').strip().lower() \
+        not in ('1', 'true', 'yes', 'on')
+
+
 def _target_name(fullname):
     if fullname in _RENAMES:
         return _RENAMES[fullname]
     if _is_under(fullname, _MN_PREFIX):
         return _MN_TARGET + fullname[len(_MN_PREFIX):]
+    if _is_under(fullname, _ONNX_PREFIX):
+        return _ONNX_TARGET + fullname[len(_ONNX_PREFIX):]
     return _TARGET + fullname[len(_PREFIX):]
 
 
@@ -76,6 +90,9 @@ class _ChainerAliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return importlib.util.spec_from_loader(fullname, self)
         if _is_under(fullname, _MN_PREFIX):
             if not _alias_chainermn():
+                return None
+        elif _is_under(fullname, _ONNX_PREFIX):
+            if not _alias_onnx_chainer():
                 return None
         elif not _is_under(fullname, _PREFIX):
             return None

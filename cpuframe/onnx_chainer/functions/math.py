@@ -1,0 +1,86 @@
+"""Arithmetic, elementwise math and reductions."""
+import numpy
+
+from cpuframe.onnx_chainer.functions._common import (GraphBuilder, const,
+                                                     node, reduce_node,
+                                                     simple)
+from cpuframe.onnx_chainer.functions.activation import _clip_nodes
+
+
+def _value(params):
+    # the constant operand, in the dtype the function computed with
+    return numpy.asarray(params.func.value, params.func.inputs[0].dtype)
+
+
+def _with_const(op, const_first=False):
+    def convert(params):
+        c = const(params, _value(params), 'value')
+        x = params.input_names[0]
+        return node(params, op, [c, x] if const_first else [x, c])
+    return convert
+
+
+def _square(params):
+    x = params.input_names[0]
+    return node(params, 'Mul', [x, x])
+
+
+def _sum(params):
+    return reduce_node(params, 'ReduceSum', params.func._axis,
+                       params.func.keepdims)
+
+
+def _reduce(op):
+    def convert(params):
+        return reduce_node(params, op, getattr(params.func, '_axis', None),
+                           params.func.keepdims)
+    return convert
+
+
+def _matmul(params):
+    f = params.func
+    gb = GraphBuilder()
+    names = []
+    for name, node_, trans in zip(params.input_names, f.inputs,
+                                  (f.transa, f.transb)):
+        if trans:
+            nd = len(node_.shape)
+            perm = list(range(nd - 2)) + [nd - 1, nd - 2]
+            name = gb.op('Transpose', [name], perm=perm)
+        names.append(name)
+    gb.op('MatMul', names)
+    return gb.nodes(params.output_names)
+
+
+def _clip(params):
+    return _clip_nodes(params, params.input_names[0], params.func.x_min,
+                       params.func.x_max, params.func.inputs[0].dtype)
+
+
+CONVERTERS = {
+    'Add': simple('Add'),
+    'Sub': simple('Sub'),
+    'Mul': simple('Mul'),
+    'Div': simple('Div'),
+    'Neg': simple('Neg'),
+    'Absolute': simple('Abs'),
+    'Exp': simple('Exp'),
+    'Log': simple('Log'),
+    'Sqrt': simple('Sqrt'),
+    'Square': _square,
+    'AddConstant': _with_const('Add'),
+    'MulConstant': _with_const('Mul'),
+    '_DivByConstant': _with_const('Div'),
+    'SubFromConstant': _with_const('Sub', const_first=True),
+    'DivFromConstant': _with_const('Div', const_first=True),
+    'PowVarConst': _with_const('Pow'),
+    'PowConstVar': _with_const('Pow', const_first=True),
+    'PowVarVar': simple('Pow'),
+    'Maximum': simple('Max'),
+    'Minimum': simple('Min'),
+    'Sum': _sum,
+    'Max': _reduce('ReduceMax'),
+    'Min': _reduce('ReduceMin'),
+    'MatMul': _matmul,
+    'Clip': _clip,
+}
