@@ -13,8 +13,7 @@ import numpy
 
 from cpuframe import _bf16, _hook_registry, backend, function_hook
 from cpuframe.backends import intel64
-from cpuframe.configuration import (check_use_ideep, config, mixed_bf16,
-                                    using_config)
+from cpuframe.configuration import check_use_ideep, config, mixed_bf16, using_config
 from cpuframe.utils import type_check
 from cpuframe.variable import (
     Variable,

@@ -756,8 +756,7 @@ def _add_grads(grads, enable_double_backprop):
     """Sum a list of gradient Variables (recorded when double backprop)."""
     if len(grads) == 1:
         return grads[0]
-    from cpuframe.functions.math.basic_math import (MultiAdd,
-                                                    _accumulate_add)
+    from cpuframe.functions.math.basic_math import MultiAdd, _accumulate_add
     # Gradients only the engine holds may take the sum (see _donated).
     donated = None if enable_double_backprop else _donated(grads)
     if donated is not None and backward_arrays_enabled[0]:

@@ -13,8 +13,11 @@ the converter of its class (``onnx_chainer.functions.converters``, or the
 Chainer (``param_l1_W``) and the model is checked with ``onnx.checker``.
 Needs the ``onnx`` package (``pip install 'cpuframe[onnx]'``).
 """
-from cpuframe.onnx_chainer import _onnx  # noqa: F401 - the clear ImportError first
-from cpuframe.onnx_chainer import functions, onnx_helper  # noqa: F401
+from cpuframe.onnx_chainer import (  # noqa: F401
+    _onnx,  # noqa: F401 - the clear ImportError first
+    functions,
+    onnx_helper,
+)
 from cpuframe.onnx_chainer.export import (  # noqa: F401
     MAXIMUM_OPSET_VERSION,
     MINIMUM_OPSET_VERSION,

@@ -21,18 +21,17 @@ from cpuframe.backends import cuda  # noqa: E402
 from cpuframe.mn import nccl  # noqa: E402
 from cpuframe.mn.communicators import (  # noqa: E402
     _communication_utility as cu,
+)
+from cpuframe.mn.communicators import (
     _memory_utility as mu,
 )
-from cpuframe.mn.communicators.flat_communicator import \
-    FlatCommunicator  # noqa: E402
-from cpuframe.mn.communicators.mpi_communicator_base import \
-    MpiCommunicatorBase  # noqa: E402
-from cpuframe.mn.communicators.naive_communicator import \
-    NaiveCommunicator  # noqa: E402
-from cpuframe.mn.communicators.non_cuda_aware_communicator import \
-    NonCudaAwareCommunicator  # noqa: E402
-from cpuframe.mn.communicators.pure_nccl_communicator import \
-    PureNcclCommunicator  # noqa: E402
+from cpuframe.mn.communicators.flat_communicator import FlatCommunicator  # noqa: E402
+from cpuframe.mn.communicators.mpi_communicator_base import MpiCommunicatorBase  # noqa: E402
+from cpuframe.mn.communicators.naive_communicator import NaiveCommunicator  # noqa: E402
+from cpuframe.mn.communicators.non_cuda_aware_communicator import (
+    NonCudaAwareCommunicator,  # noqa: E402
+)
+from cpuframe.mn.communicators.pure_nccl_communicator import PureNcclCommunicator  # noqa: E402
 from cpuframe.mn.datasets.scatter import _scatter_index  # noqa: E402
 from cpuframe.mn.iterators.multi_node_iterator import (  # noqa: E402
     _build_ctrl_msg,
@@ -185,7 +184,7 @@ def test_testing_get_device():
     with pytest.raises(ValueError, match='ChainerX'):
         get_device(use_chainerx=True)
     if not cuda.available:
-        with pytest.raises(Exception):
+        with pytest.raises(RuntimeError, match='CuPy'):
             get_device(0)
 
 

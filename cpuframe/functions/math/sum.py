@@ -1,9 +1,11 @@
 """Sums and means over axes."""
 from cpuframe import utils
 from cpuframe.function_node import FunctionNode
-from cpuframe.functions.math._reduction import (expand_back,
-                                                 expand_back_array,
-                                                 normalize_axis)
+from cpuframe.functions.math._reduction import (
+    expand_back,
+    expand_back_array,
+    normalize_axis,
+)
 from cpuframe.utils import type_check
 
 

@@ -10,8 +10,7 @@ _GPU_ONLY = ('pure_nccl',)
 
 def _named_classes():
     from cpuframe.mn.communicators.flat_communicator import FlatCommunicator
-    from cpuframe.mn.communicators.naive_communicator import \
-        NaiveCommunicator
+    from cpuframe.mn.communicators.naive_communicator import NaiveCommunicator
     return {'naive': NaiveCommunicator, 'flat': FlatCommunicator}
 
 

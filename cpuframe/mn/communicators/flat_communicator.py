@@ -1,6 +1,5 @@
 """ChainerMN's ``communicators.flat_communicator``."""
-from cpuframe.mn.communicators.mpi_communicator_base import \
-    MpiCommunicatorBase
+from cpuframe.mn.communicators.mpi_communicator_base import MpiCommunicatorBase
 
 
 class FlatCommunicator(MpiCommunicatorBase):

@@ -103,8 +103,7 @@ class MpiCommunicator(CommunicatorBase):
 
     # ---------------------------------------------------------------- ranks
     def _init_ranks(self):
-        from cpuframe.mn.communicators._communication_utility import \
-            init_ranks
+        from cpuframe.mn.communicators._communication_utility import init_ranks
         (_, self._intra_rank, self._intra_size, self._inter_rank,
          self._inter_size) = init_ranks(self.mpi_comm)
 

@@ -1,6 +1,5 @@
 """ChainerMN's ``communicators.naive_communicator``."""
-from cpuframe.mn.communicators.mpi_communicator_base import \
-    MpiCommunicatorBase
+from cpuframe.mn.communicators.mpi_communicator_base import MpiCommunicatorBase
 
 
 class NaiveCommunicator(MpiCommunicatorBase):

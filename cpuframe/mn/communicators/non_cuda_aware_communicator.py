@@ -1,7 +1,6 @@
 """ChainerMN's ``communicators.non_cuda_aware_communicator``."""
 from cpuframe.mn import nccl
-from cpuframe.mn.communicators.mpi_communicator_base import \
-    MpiCommunicatorBase
+from cpuframe.mn.communicators.mpi_communicator_base import MpiCommunicatorBase
 
 
 class NonCudaAwareCommunicator(MpiCommunicatorBase):

@@ -7,8 +7,8 @@ from cpuframe.onnx_chainer.functions import (
     array,
     connection,
     math,
-    normalization,
     noise,
+    normalization,
     pooling,
 )
 

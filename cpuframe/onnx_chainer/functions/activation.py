@@ -1,9 +1,13 @@
 """Activations."""
 import numpy
 
-from cpuframe.onnx_chainer.functions._common import (GraphBuilder, const,
-                                                     node, simple,
-                                                     unsupported)
+from cpuframe.onnx_chainer.functions._common import (
+    GraphBuilder,
+    const,
+    node,
+    simple,
+    unsupported,
+)
 
 
 def _softmax(op):

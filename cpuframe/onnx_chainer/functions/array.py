@@ -1,8 +1,7 @@
 """Shape and layout functions."""
 import numpy
 
-from cpuframe.onnx_chainer.functions._common import (const, ints_input,
-                                                     node, unsupported)
+from cpuframe.onnx_chainer.functions._common import const, ints_input, node, unsupported
 
 
 def _reshape(params):

@@ -1,6 +1,5 @@
 """Linear, convolution and embedding."""
-from cpuframe.onnx_chainer.functions._common import (GraphBuilder, node,
-                                                     unsupported)
+from cpuframe.onnx_chainer.functions._common import GraphBuilder, node, unsupported
 
 
 def _linear(params):

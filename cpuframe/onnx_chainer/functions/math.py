@@ -1,9 +1,13 @@
 """Arithmetic, elementwise math and reductions."""
 import numpy
 
-from cpuframe.onnx_chainer.functions._common import (GraphBuilder, const,
-                                                     node, reduce_node,
-                                                     simple)
+from cpuframe.onnx_chainer.functions._common import (
+    GraphBuilder,
+    const,
+    node,
+    reduce_node,
+    simple,
+)
 from cpuframe.onnx_chainer.functions.activation import _clip_nodes
 
 

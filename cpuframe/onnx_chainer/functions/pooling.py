@@ -4,8 +4,10 @@ from cpuframe.onnx_chainer.functions._common import node, unsupported
 
 def _geometry(f):
     nd = len(f.inputs[0].shape) - 2
-    as_list = (lambda v: [int(x) for x in v] if isinstance(v, (tuple, list))
-               else [int(v)] * nd)
+
+    def as_list(v):
+        return [int(x) for x in v] if isinstance(v, (tuple, list)) \
+            else [int(v)] * nd
     return as_list(f.ksize), as_list(f.stride), as_list(f.pad)
 
 
