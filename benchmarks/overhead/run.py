@@ -285,7 +285,8 @@ def _ratio(a, b):
 
 
 def print_row(row, times, paths, header=False):
-    cols = ['{:>9}'.format(p) for p in paths]
+    widths = [max(9, len(p) + 1) for p in paths]
+    cols = ['{:>{}}'.format(p, w) for p, w in zip(paths, widths)]
     ratios = [('auto/torch', 'auto', 'torch'),
               ('intel64/numpy', 'intel64', 'numpy'),
               ('auto/chainer', 'auto', 'chainer')] + [
@@ -295,8 +296,9 @@ def print_row(row, times, paths, header=False):
     if header:
         print('{:<28}{}  {}'.format('row (us per call)', ''.join(cols),
                                     '  '.join(r[0] for r in ratios)))
-    vals = ''.join('{:>9}'.format('-' if times[p] is None else
-                                  '{:.1f}'.format(times[p])) for p in paths)
+    vals = ''.join('{:>{}}'.format('-' if times[p] is None else
+                                   '{:.1f}'.format(times[p]), w)
+                   for p, w in zip(paths, widths))
     rs = '  '.join('{:>{}}'.format(_ratio(times[a], times[b]), len(n))
                    for n, a, b in ratios)
     print('{:<28}{}  {}'.format(row, vals, rs), flush=True)

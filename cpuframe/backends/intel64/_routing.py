@@ -114,9 +114,14 @@ def large_enough(x, threshold):
 # arrays mixing at every boundary). Each entry with the measurement that
 # set it.
 AUTO_MIN = {
-    # input elements
-    'max_pooling': 1 << 12,
-    'average_pooling': 1 << 12,
+    # input elements. Measured fwd+bwd 2x2 pooling of NumPy arrays in a
+    # step that also runs a NumPy matmul (OpenBLAS's threads awake), Zen 3,
+    # 2 threads, medians: oneDNN / NumPy 8K elements 1619 / 578 us, 131K
+    # 4485 / 1121, 524K 5085 / 2361, 3.2M 15160 / 19227 (average pooling
+    # alike): below ~2M elements the OpenMP team's start and the BLAS
+    # threads cost more than the pooling
+    'max_pooling': 1 << 21,
+    'average_pooling': 1 << 21,
     # below 64K elements NumPy is as fast as a primitive call
     'leaky_relu': 1 << 16,
     'elu': 1 << 16,

@@ -265,7 +265,10 @@ def test_average_pooling_window_in_padding_falls_back(pad_value, rng, calls):
 
 def test_auto_routes_only_large_inputs(rng, calls):
     small = rng.standard_normal((1, 2, 6, 6)).astype(numpy.float32)
-    large = rng.standard_normal((2, 16, 16, 16)).astype(numpy.float32)
+    large = rng.standard_normal((2, 64, 128, 128)).astype(numpy.float32)
+    from cpuframe.backends.intel64._routing import AUTO_MIN
+    assert large.size >= AUTO_MIN['max_pooling'] > small.size
+    assert large.size >= AUTO_MIN['average_pooling']
     with using_config('use_ideep', 'auto'):
         F.max_pooling_2d(small, 2)
         F.average_pooling_2d(small, 2)
