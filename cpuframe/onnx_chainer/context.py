@@ -22,6 +22,7 @@ class Context:
         self.parameters = []      # (name, numpy array) initializers
         self.constants = []       # Constant nodes, before the next node
         self._keep = []           # objects named by id: kept alive
+        self._const_names = set()
         self.param_to_link = {}
         links = dict(model.namedlinks()) if hasattr(model, 'namedlinks') \
             else {}
@@ -94,6 +95,12 @@ class Context:
         (``<function>_const_<name>``)."""
         assert '/' not in name
         onnx_name = '{}_const_{}'.format(onnx_helper.get_func_name(), name)
+        if onnx_name in self._const_names:  # a second constant of that name
+            k = 1
+            while '{}_{}'.format(onnx_name, k) in self._const_names:
+                k += 1
+            onnx_name = '{}_{}'.format(onnx_name, k)
+        self._const_names.add(onnx_name)
         self.set_name(array, onnx_name)
         tensor = numpy_helper.from_array(to_numpy(array), name=onnx_name)
         self.constants.append(onnx_helper.make_node(

@@ -198,6 +198,31 @@ def _cases():
                                (_rand(1, 2, 4, 4, 4),), 7),
         'max_pooling_nd': (lambda a: F.max_pooling_nd(a, 2, 1),
                            (_rand(1, 2, 3, 3, 3),), 7),
+        'getitem_slices': (lambda a: a[1:3, 2:], (x,), 7),
+        'getitem_steps': (lambda a: a[1:3, ::2], (x,), 10),
+        'getitem_step_int_none': (lambda a: a[::-1, None, -2], (x,), 10),
+        'getitem_ellipsis': (lambda a: a[0, ..., 1:], (img,), 7),
+        'split_axis': (lambda a: F.split_axis(a, [1, 3], 1), (x,), 7),
+        'split_sections': (lambda a: F.split_axis(a, 2, 1), (x,), 7),
+        'separate': (lambda a: F.separate(a, 0), (x,), 7),
+        'stack': (lambda a, b: F.stack((a, b), 1), (x, y), 7),
+        'tile': (lambda a: F.tile(a, (2, 1, 3)), (x,), 7),
+        'pad_constant': (lambda a: F.pad(a, ((0, 0), (1, 2)), 'constant',
+                                         constant_values=1.5), (x,), 7),
+        'pad_edge': (lambda a: F.pad(a, 1, 'edge'), (img,), 7),
+        'pad_reflect': (lambda a: F.pad(a, 1, 'reflect'), (img,), 7),
+        'where': (lambda a, b: F.where(numpy.asarray(x > 0), a, b), (x, y),
+                  9),
+        'deconvolution': (lambda a: F.deconvolution_2d(
+            a, _rand(3, 2, 3, 3, seed=14), _rand(2, seed=15), stride=2,
+            pad=1), (img,), 7),
+        'deconvolution_outsize': (lambda a: F.deconvolution_2d(
+            a, _rand(3, 2, 3, 3, seed=14), stride=2, pad=1, outsize=(10, 10)),
+            (img,), 7),
+        'argmax': (lambda a: F.argmax(a, axis=1), (x,), 7),
+        'argmin_all': (F.argmin, (x,), 7),
+        'prod': (lambda a: F.prod(a, axis=1), (pos,), 7),
+        'logsumexp': (lambda a: F.logsumexp(a, axis=0), (x,), 7),
         'embed_id': (lambda i: F.embed_id(i, _rand(6, 3, seed=13)),
                      (numpy.array([[0, 5], [2, 2]], numpy.int32),), 7),
     }
@@ -300,6 +325,16 @@ def test_unsupported_function_names_itself(tmp_path):
         onnx_chainer.export(lambda x: F.sin(x), _rand(2, 3),
                             filename=str(target), no_testcase=True)
     assert not target.exists()
+
+
+def test_unsupported_options_name_themselves():
+    with pytest.raises(ValueError, match='GetItem.*opset 9.*step other '
+                       'than 1 needs opset 10'):
+        onnx_chainer.export(lambda a: a[::2], _rand(4, 3), opset_version=9,
+                            no_testcase=True)
+    with pytest.raises(ValueError, match='advanced'):
+        onnx_chainer.export(lambda a: a[[0, 2]], _rand(4, 3),
+                            no_testcase=True)
 
 
 def test_array_output_is_refused():

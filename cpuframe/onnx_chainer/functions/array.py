@@ -1,6 +1,7 @@
 """Shape and layout functions."""
 import numpy
 
+from cpuframe.onnx_chainer.context import to_numpy
 from cpuframe.onnx_chainer.functions._common import const, ints_input, node, unsupported
 
 
@@ -78,3 +79,192 @@ CONVERTERS = {
     'Copy': _identity,
     'Cast': _cast,
 }
+
+
+_INT64_MIN = -(2 ** 63)
+
+
+def _squeeze_unsqueeze(params, gb, x, op, axes, out_names=None):
+    """``op`` (Squeeze/Unsqueeze) of ``axes``, as an attribute or an input
+    by opset; returns the output name."""
+    name = ints_input(params, axes, op.lower() + '_axes', 13)
+    if name is None:
+        if out_names:
+            return gb.op_output_named(op, [x], out_names, axes=axes)[0]
+        return gb.op(op, [x], axes=axes)
+    if out_names:
+        return gb.op_output_named(op, [x, name], out_names)[0]
+    return gb.op(op, [x, name])
+
+
+def _get_item(params):
+    f = params.func
+    shape = tuple(f.inputs[0].shape)
+    slices = f.slices
+    for s in slices:
+        if hasattr(s, 'dtype') and getattr(s, 'ndim', 0) > 0:
+            raise unsupported(params, 'advanced (array) indexing')
+    used = sum(1 for s in slices if s is not None and s is not Ellipsis)
+    expanded = []
+    for s in slices:
+        if s is Ellipsis:
+            expanded += [slice(None)] * (len(shape) - used)
+        else:
+            expanded.append(s)
+    starts, ends, axes, steps, squeezed, unsqueezed = [], [], [], [], [], []
+    axis = out_pos = 0
+    for s in expanded:
+        if s is None:
+            unsqueezed.append(out_pos)
+            out_pos += 1
+            continue
+        dim = shape[axis]
+        if isinstance(s, slice):
+            start, stop, step = s.indices(dim)
+            if (start, stop, step) != (0, dim, 1):
+                if step < 0 and stop < 0:
+                    stop = _INT64_MIN  # before the first element
+                starts.append(start)
+                ends.append(stop)
+                axes.append(axis)
+                steps.append(step)
+            out_pos += 1
+        else:
+            i = int(s) + (dim if int(s) < 0 else 0)
+            starts.append(i)
+            ends.append(i + 1)
+            axes.append(axis)
+            steps.append(1)
+            squeezed.append(axis)
+        axis += 1
+    from cpuframe.onnx_chainer.functions._common import GraphBuilder
+    gb = GraphBuilder()
+    x = params.input_names[0]
+    if axes:
+        if params.opset_version >= 10:
+            names = [const(params, numpy.asarray(v, numpy.int64), n)
+                     for v, n in ((starts, 'starts'), (ends, 'ends'),
+                                  (axes, 'axes'), (steps, 'steps'))]
+            x = gb.op('Slice', [x] + names)
+        else:
+            if any(st != 1 for st in steps):
+                raise unsupported(params, 'a step other than 1 needs opset '
+                                  '10')
+            x = gb.op('Slice', [x], starts=starts, ends=ends, axes=axes)
+    if squeezed:
+        x = _squeeze_unsqueeze(params, gb, x, 'Squeeze', squeezed)
+    if unsqueezed:
+        x = _squeeze_unsqueeze(params, gb, x, 'Unsqueeze', unsqueezed)
+    if not (axes or squeezed or unsqueezed):
+        x = gb.op('Identity', [x])
+    return gb.nodes(params.output_names)
+
+
+def _split_sizes(f, axis):
+    return [int(meta[0][axis]) for meta in f._output_meta]
+
+
+def _split_axis(params):
+    f = params.func
+    nd = len(f.inputs[0].shape)
+    axis = int(f.axis) % nd
+    sizes = _split_sizes(f, axis)
+    name = ints_input(params, sizes, 'split', 13)
+    if name is None:
+        return node(params, 'Split', axis=axis, split=sizes)
+    return node(params, 'Split', [params.input_names[0], name], axis=axis)
+
+
+def _separate(params):
+    from cpuframe.onnx_chainer.functions._common import GraphBuilder
+    f = params.func
+    nd = len(f.inputs[0].shape)
+    axis = int(f.axis) % nd
+    n = len(params.output_names)
+    gb = GraphBuilder()
+    name = ints_input(params, [1] * n, 'split', 13)
+    x = params.input_names[0]
+    if name is None:
+        pieces = gb.op('Split', [x], num_outputs=n, axis=axis,
+                       split=[1] * n)
+    else:
+        pieces = gb.op('Split', [x, name], num_outputs=n, axis=axis)
+    if n == 1:
+        pieces = (pieces,)
+    for piece, out in zip(pieces, params.output_names):
+        _squeeze_unsqueeze(params, gb, piece, 'Squeeze', [axis], [out])
+    return gb.nodes()
+
+
+def _stack(params):
+    from cpuframe.onnx_chainer.functions._common import GraphBuilder
+    f = params.func
+    nd = len(f.inputs[0].shape) + 1
+    axis = int(f.axis) % nd
+    gb = GraphBuilder()
+    parts = [_squeeze_unsqueeze(params, gb, x, 'Unsqueeze', [axis])
+             for x in params.input_names]
+    gb.op('Concat', parts, axis=axis)
+    return gb.nodes(params.output_names)
+
+
+def _tile(params):
+    from cpuframe.onnx_chainer.functions._common import GraphBuilder
+    f = params.func
+    shape = tuple(f.inputs[0].shape)
+    reps = f.reps if isinstance(f.reps, tuple) else (f.reps,)
+    reps = tuple(int(r) for r in reps)
+    gb = GraphBuilder()
+    x = params.input_names[0]
+    if len(reps) > len(shape):
+        new_shape = (1,) * (len(reps) - len(shape)) + shape
+        s = const(params, numpy.asarray(new_shape, numpy.int64), 'shape')
+        x = gb.op('Reshape', [x, s])
+    else:
+        reps = (1,) * (len(shape) - len(reps)) + reps
+    r = const(params, numpy.asarray(reps, numpy.int64), 'repeats')
+    gb.op('Tile', [x, r])
+    return gb.nodes(params.output_names)
+
+
+def _pad(params):
+    f = params.func
+    mode = {'constant': 'constant', 'edge': 'edge',
+            'reflect': 'reflect'}.get(f.mode)
+    if mode is None:
+        raise unsupported(params, 'mode {!r}'.format(f.mode))
+    widths = f._pad
+    pads = [int(b) for b, _ in widths] + [int(e) for _, e in widths]
+    value = f.keywords.get('constant_values', 0)
+    if numpy.ndim(value) != 0:
+        raise unsupported(params, 'per-axis constant_values')
+    dtype = f.inputs[0].dtype
+    if params.opset_version >= 11:
+        names = [params.input_names[0],
+                 const(params, numpy.asarray(pads, numpy.int64), 'pads')]
+        if mode == 'constant':
+            names.append(const(params, numpy.asarray(value, dtype), 'value'))
+        return node(params, 'Pad', names, mode=mode)
+    kw = {'value': float(value)} if mode == 'constant' else {}
+    return node(params, 'Pad', pads=pads, mode=mode, **kw)
+
+
+def _where(params):
+    if params.opset_version < 9:
+        raise unsupported(params, 'Where needs opset 9')
+    # cpuframe's Where keeps its condition as a constant of the node
+    cond = const(params, numpy.asarray(
+        to_numpy(params.func.condition), numpy.bool_),
+        'condition')
+    return node(params, 'Where', [cond] + list(params.input_names))
+
+
+CONVERTERS.update({
+    'GetItem': _get_item,
+    'SplitAxis': _split_axis,
+    'Separate': _separate,
+    'Stack': _stack,
+    'Tile': _tile,
+    'Pad': _pad,
+    'Where': _where,
+})

@@ -46,3 +46,33 @@ CONVERTERS = {
     'ConvolutionND': _convolution,
     'EmbedIDFunction': _embed_id,
 }
+
+
+def _deconvolution(params):
+    f = params.func
+    x_shape = f.inputs[0].shape
+    nd = len(x_shape) - 2
+    ksize = list(f.inputs[1].shape[2:])
+    stride = [int(s) for s in _pairs(f.stride, nd)]
+    pad = [int(p) for p in _pairs(f.pad, nd)]
+    dilate = [int(d) for d in _pairs(getattr(f, 'dilate', 1), nd)]
+    out = f._output_meta[0][0][2:]
+    # ONNX's output size without output_padding; Chainer's outsize may add
+    # up to stride - 1 at the end
+    extra = [int(o) - ((i - 1) * s + (k - 1) * d + 1 - 2 * p)
+             for o, i, s, k, d, p in zip(out, x_shape[2:], stride, ksize,
+                                         dilate, pad)]
+    if any(e < 0 or e >= s for e, s in zip(extra, stride)):
+        raise unsupported(params, 'outsize {}'.format(tuple(out)))
+    attrs = {}
+    if any(extra):
+        attrs['output_padding'] = extra
+    return node(params, 'ConvTranspose', kernel_shape=ksize, strides=stride,
+                pads=pad + pad, dilations=dilate,
+                group=int(getattr(f, 'groups', 1)), **attrs)
+
+
+CONVERTERS.update({
+    'Deconvolution2DFunction': _deconvolution,
+    'DeconvolutionND': _deconvolution,
+})

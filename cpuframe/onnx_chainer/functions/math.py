@@ -37,7 +37,7 @@ def _sum(params):
 def _reduce(op):
     def convert(params):
         return reduce_node(params, op, getattr(params.func, '_axis', None),
-                           params.func.keepdims)
+                           getattr(params.func, 'keepdims', False))
     return convert
 
 
@@ -88,3 +88,30 @@ CONVERTERS = {
     'MatMul': _matmul,
     'Clip': _clip,
 }
+
+
+def _arg(op):
+    def convert(params):
+        f = params.func
+        gb = GraphBuilder()
+        x = params.input_names[0]
+        axis = f.axis
+        if axis is None:
+            flat = const(params, numpy.asarray([-1], numpy.int64), 'shape')
+            x = gb.op('Reshape', [x, flat])
+            axis = 0
+        idx = gb.op(op, [x], axis=int(axis), keepdims=0)
+        # Chainer's index is int32, ONNX's int64
+        gb.op('Cast', [idx], to=onnx_int32)
+        return gb.nodes(params.output_names)
+    return convert
+
+
+onnx_int32 = 6  # TensorProto.INT32
+
+CONVERTERS.update({
+    'ArgMax': _arg('ArgMax'),
+    'ArgMin': _arg('ArgMin'),
+    'Prod': _reduce('ReduceProd'),
+    'LogSumExp': _reduce('ReduceLogSumExp'),
+})
