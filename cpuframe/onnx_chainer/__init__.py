@@ -17,6 +17,7 @@ from cpuframe.onnx_chainer import (  # noqa: F401
     _onnx,  # noqa: F401 - the clear ImportError first
     functions,
     onnx_helper,
+    testing,
 )
 from cpuframe.onnx_chainer.export import (  # noqa: F401
     MAXIMUM_OPSET_VERSION,
@@ -26,4 +27,4 @@ from cpuframe.onnx_chainer.export import (  # noqa: F401
 from cpuframe.onnx_chainer.export_testcase import export_testcase  # noqa: F401
 
 __all__ = ['MAXIMUM_OPSET_VERSION', 'MINIMUM_OPSET_VERSION', 'export',
-           'export_testcase', 'functions', 'onnx_helper']
+           'export_testcase', 'functions', 'onnx_helper', 'testing']

@@ -439,3 +439,29 @@ def test_vision_model_exports_whole(cls, layer):
     m = _run(_Logits(net, layer), [_rand(1, 3, 224, 224)], MAX, atol=1e-2,
              rtol=1e-4)
     assert any(i.name.startswith('param_net_') for i in m.graph.initializer)
+
+
+def test_testing_helpers(tmp_path):
+    from cpuframe.onnx_chainer.testing import input_generator as gen
+    from cpuframe.onnx_chainer.testing import test_onnxruntime
+    x = gen.increasing(2, 3)
+    assert x.dtype == numpy.float32 and x.shape == (2, 3)
+    numpy.testing.assert_allclose(x.ravel(), numpy.linspace(-1, 1, 6),
+                                  rtol=1e-6)
+    for shape in ((3,), (2, 2), (1, 5)):
+        nz = gen.nonzero_increasing(*shape)
+        assert nz.shape == shape and (nz != 0).all()
+        assert (numpy.diff(nz.ravel()) > 0).all()
+        pos = gen.positive_increasing(*shape, dtype=numpy.float64)
+        assert pos.dtype == numpy.float64 and (pos > 0).all()
+        assert pos.ravel()[-1] == 1.0 and (numpy.diff(pos.ravel()) > 0).all()
+    numpy.random.seed(0)
+    out = str(tmp_path / 'case')
+    onnx_chainer.export_testcase(MLP(), gen.increasing(2, 6), out)
+    test_onnxruntime.check_model_expect(out)
+    # a wrong saved output is caught
+    onnx_chainer.onnx_helper.write_tensor_pb(
+        os.path.join(out, 'test_data_set_0', 'output_0.pb'), 'Softmax_0',
+        numpy.zeros((2, 3), numpy.float32))
+    with pytest.raises(AssertionError, match='output Softmax_0'):
+        test_onnxruntime.check_model_expect(out)
