@@ -223,6 +223,24 @@ def _cases():
         'argmin_all': (F.argmin, (x,), 7),
         'prod': (lambda a: F.prod(a, axis=1), (pos,), 7),
         'logsumexp': (lambda a: F.logsumexp(a, axis=0), (x,), 7),
+        'hstack': (lambda a, b: F.hstack((a, b)), (x, y), 7),
+        'hstack_1d': (lambda a, b: F.hstack((a, b)), (row, row), 7),
+        'vstack_1d': (lambda a, b: F.vstack((a, b)), (row, row), 7),
+        'dstack': (lambda a, b: F.dstack((a, b)), (x, y), 7),
+        'repeat': (lambda a: F.repeat(a, 3, axis=1), (x,), 7),
+        'repeat_flat': (lambda a: F.repeat(a, 2), (x,), 7),
+        'permutate': (lambda a: F.permutate(
+            a, numpy.array([2, 0, 1], numpy.int32)), (x,), 7),
+        'permutate_inv': (lambda a: F.permutate(
+            a, numpy.array([3, 0, 2, 1], numpy.int32), axis=1, inv=True),
+            (x,), 7),
+        'flipud': (F.flipud, (x,), 10),
+        'fliplr': (F.fliplr, (x,), 10),
+        'rollaxis': (lambda a: F.rollaxis(a, 3), (img,), 7),
+        'moveaxis': (lambda a: F.moveaxis(a, 1, 3), (img,), 7),
+        'normalize': (F.normalize, (x,), 7),
+        'select_item': (lambda a: F.select_item(
+            a, numpy.array([0, 3, 1], numpy.int32)), (x,), 11),
         'embed_id': (lambda i: F.embed_id(i, _rand(6, 3, seed=13)),
                      (numpy.array([[0, 5], [2, 2]], numpy.int32),), 7),
     }

@@ -268,3 +268,108 @@ CONVERTERS.update({
     'Pad': _pad,
     'Where': _where,
 })
+
+
+def _promoted_concat(params):
+    """Hstack/Vstack/Dstack: each input reshaped to its promoted shape,
+    then joined."""
+    from cpuframe.onnx_chainer.functions._common import GraphBuilder
+    f = params.func
+    out_shape = list(f._output_meta[0][0])
+    axis = f._join_axis
+    gb = GraphBuilder()
+    parts = []
+    for k, (name, in_shape, size) in enumerate(zip(
+            params.input_names, f._in_shapes, f._sizes)):
+        promoted = list(out_shape)
+        promoted[axis] = size
+        if tuple(promoted) != tuple(in_shape):
+            s = const(params, numpy.asarray(promoted, numpy.int64),
+                      'shape{}'.format(k))
+            name = gb.op('Reshape', [name, s])
+        parts.append(name)
+    gb.op('Concat', parts, axis=axis)
+    return gb.nodes(params.output_names)
+
+
+def _repeat(params):
+    from cpuframe.onnx_chainer.functions._common import GraphBuilder
+    f = params.func
+    if len(f.repeats) != 1:
+        raise unsupported(params, 'a count per element')
+    r = int(f.repeats[0])
+    shape = list(f.inputs[0].shape)
+    gb = GraphBuilder()
+    x = params.input_names[0]
+    axis = f.axis
+    if axis is None:
+        shape = [int(numpy.prod(shape))]
+        s = const(params, numpy.asarray(shape, numpy.int64), 'flat')
+        x = gb.op('Reshape', [x, s])
+        axis = 0
+    axis %= len(shape)
+    # each element followed by its copies: a new axis after `axis`, tiled,
+    # merged back
+    x = _squeeze_unsqueeze(params, gb, x, 'Unsqueeze', [axis + 1])
+    reps = [1] * (len(shape) + 1)
+    reps[axis + 1] = r
+    x = gb.op('Tile', [x, const(params, numpy.asarray(reps, numpy.int64),
+                                'repeats')])
+    out = list(shape)
+    out[axis] *= r
+    gb.op('Reshape', [x, const(params, numpy.asarray(out, numpy.int64),
+                               'shape')])
+    return gb.nodes(params.output_names)
+
+
+def _permutate(params):
+    f = params.func
+    indices = numpy.asarray(to_numpy(f.indices), numpy.int64)
+    if f.inv:
+        indices = numpy.argsort(indices)
+    nd = len(f.inputs[0].shape)
+    name = const(params, indices, 'indices')
+    return node(params, 'Gather', [params.input_names[0], name],
+                axis=int(f.axis) % nd)
+
+
+def _flip(params):
+    if params.opset_version < 10:
+        raise unsupported(params, 'a step of -1 needs opset 10')
+    axis = int(params.func.axis)
+    names = [const(params, numpy.asarray(v, numpy.int64), n)
+             for v, n in (([-1], 'starts'), ([_INT64_MIN], 'ends'),
+                          ([axis], 'axes'), ([-1], 'steps'))]
+    return node(params, 'Slice', [params.input_names[0]] + names)
+
+
+def _permute_axes(params):
+    return node(params, 'Transpose', perm=[int(a) for a in params.func._perm])
+
+
+def _select_item(params):
+    from cpuframe.onnx_chainer.functions._common import GraphBuilder
+    if params.opset_version < 11:
+        raise unsupported(params, 'GatherElements needs opset 11')
+    x, t = params.input_names
+    gb = GraphBuilder()
+    t64 = gb.op('Cast', [t], to=7)  # INT64
+    t2 = _squeeze_unsqueeze(params, gb, t64, 'Unsqueeze', [1])
+    picked = gb.op('GatherElements', [x, t2], axis=1)
+    _squeeze_unsqueeze(params, gb, picked, 'Squeeze', [1],
+                       list(params.output_names))
+    return gb.nodes()
+
+
+CONVERTERS.update({
+    'Hstack': _promoted_concat,
+    'Vstack': _promoted_concat,
+    'Dstack': _promoted_concat,
+    'Repeat': _repeat,
+    'Permutate': _permutate,
+    'FlipUD': _flip,
+    'FlipLR': _flip,
+    'Rollaxis': _permute_axes,
+    'Moveaxis': _permute_axes,
+    'SelectItem': _select_item,
+})

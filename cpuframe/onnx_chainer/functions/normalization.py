@@ -24,3 +24,29 @@ CONVERTERS = {
     'BatchNormalization': _batch_normalization,
     'LocalResponseNormalization': _lrn,
 }
+
+
+def _normalize_l2(params):
+    import numpy
+
+    from cpuframe.onnx_chainer.functions._common import GraphBuilder, const
+    f = params.func
+    dtype = f.inputs[0].dtype
+    gb = GraphBuilder()
+    x = params.input_names[0]
+    # sqrt(sum(x * x)) + eps, as the NumPy path computes it
+    sq = gb.op('Mul', [x, x])
+    axes = [int(a) for a in f._axes]
+    if params.opset_version >= 13:
+        s = gb.op('ReduceSum', [sq, const(params, numpy.asarray(
+            axes, numpy.int64), 'axes')], keepdims=1)
+    else:
+        s = gb.op('ReduceSum', [sq], axes=axes, keepdims=1)
+    norm = gb.op('Sqrt', [s])
+    norm = gb.op('Add', [norm, const(params, numpy.asarray(f.eps, dtype),
+                                     'eps')])
+    gb.op('Div', [x, norm])
+    return gb.nodes(params.output_names)
+
+
+CONVERTERS['NormalizeL2'] = _normalize_l2
