@@ -551,7 +551,11 @@ class FunctionNode:
         return type(self).backward_accumulate is not \
             FunctionNode.backward_accumulate
 
-    def _call_backward(self, targets, grad_outputs, grad_inputs=None):
+    def _call_backward(self, targets, grad_outputs, grad_inputs=None,
+                       arrays=False):
+        """The gradients of the inputs at ``targets`` (Variables or None),
+        shapes checked; through ``backward_arrays`` with ``arrays`` (the
+        engine asks only where that may run)."""
         fdt = self._forward_dtype
         if fdt is not None and fdt is not config.dtype and (
                 fdt is mixed_bf16 or config.dtype is mixed_bf16):
@@ -561,8 +565,15 @@ class FunctionNode:
             # scope inside the mode (the float32 RNN layers' NumPy path)
             # stays float32 backward too.
             with using_config('dtype', fdt):
-                return self._call_backward_now(targets, grad_outputs,
-                                               grad_inputs)
+                return self._call_backward_in_mode(targets, grad_outputs,
+                                                   grad_inputs, arrays)
+        return self._call_backward_in_mode(targets, grad_outputs,
+                                           grad_inputs, arrays)
+
+    def _call_backward_in_mode(self, targets, grad_outputs, grad_inputs,
+                               arrays):
+        if arrays:
+            return self._call_backward_arrays_now(targets, grad_outputs)
         return self._call_backward_now(targets, grad_outputs, grad_inputs)
 
     def _compute(self, in_data):
@@ -577,18 +588,8 @@ class FunctionNode:
             _check_nan(outputs, 'the forward computation of ' + self.label)
         return outputs
 
-    def _call_backward_arrays(self, targets, grad_outputs):
-        """``_call_backward`` through ``backward_arrays`` (the engine asks
-        only where that may run); falls back to ``backward`` when it
-        returns ``NotImplemented``."""
-        fdt = self._forward_dtype
-        if fdt is not None and fdt is not config.dtype and (
-                fdt is mixed_bf16 or config.dtype is mixed_bf16):
-            with using_config('dtype', fdt):
-                return self._call_backward_arrays_now(targets, grad_outputs)
-        return self._call_backward_arrays_now(targets, grad_outputs)
-
     def _call_backward_arrays_now(self, targets, grad_outputs):
+        # falls back to ``backward`` when backward_arrays declines
         gxs = self.backward_arrays(
             targets, tuple(g._array for g in grad_outputs))
         if gxs is NotImplemented:
@@ -597,21 +598,7 @@ class FunctionNode:
             raise ValueError(
                 '{}.backward_arrays: expected {} gradients (one per target '
                 'input), got {}'.format(self.label, len(targets), len(gxs)))
-        ret = []
-        inputs = self.inputs
-        for i, gx in zip(targets, gxs):
-            if gx is None:
-                ret.append(None)
-                continue
-            shape = inputs[i].shape
-            if shape is not None and tuple(gx.shape) != shape:
-                raise ValueError(
-                    '{}.backward: the gradient of input {} has shape {}, '
-                    'expected {}'.format(self.label, i, gx.shape, shape))
-            ret.append(Variable._of_output(gx, False))
-        if config.debug:
-            _check_nan(ret, 'the backward computation of ' + self.label)
-        return ret
+        return self._checked_gradients(targets, gxs, True)
 
     def _call_backward_now(self, targets, grad_outputs, grad_inputs):
         if grad_inputs is None:
@@ -628,18 +615,26 @@ class FunctionNode:
             raise ValueError(
                 '{}.backward: expected {} gradients (one per target input), '
                 'got {}'.format(self.label, len(targets), len(gxs)))
+        return self._checked_gradients(targets, gxs, False)
+
+    def _checked_gradients(self, targets, gxs, from_arrays):
+        """One Variable (or None) per target, its shape the input's; arrays
+        are wrapped (``from_arrays``: arrays made by cpuframe's own nodes,
+        wrapped without the constructor's checks)."""
         ret = []
         for i, gx in zip(targets, gxs):
             if gx is None:
                 ret.append(None)
                 continue
-            if not isinstance(gx, Variable):
+            if from_arrays:
+                gx = Variable._of_output(gx, False)
+            elif not isinstance(gx, Variable):
                 gx = Variable(gx, requires_grad=False)
-            node = self.inputs[i]
-            if node.shape is not None and tuple(gx.shape) != node.shape:
+            shape = self.inputs[i].shape
+            if shape is not None and tuple(gx.shape) != shape:
                 raise ValueError(
                     '{}.backward: the gradient of input {} has shape {}, '
-                    'expected {}'.format(self.label, i, gx.shape, node.shape))
+                    'expected {}'.format(self.label, i, gx.shape, shape))
             ret.append(gx)
         if config.debug:
             _check_nan(ret, 'the backward computation of ' + self.label)

@@ -930,7 +930,7 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                                 grad_inputs is None or
                                 all(g is None for g in grad_inputs)):
                         # (no gradient to accumulate: ``backward`` alone)
-                        gxs = func._call_backward_arrays(targets, gys)
+                        gxs = func._call_backward(targets, gys, None, True)
                     else:
                         gxs = func._call_backward(targets, gys, grad_inputs)
                 finally:

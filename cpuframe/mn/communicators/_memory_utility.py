@@ -64,50 +64,55 @@ def count_grad_elements(params, zero_fill):
     return sum(param.grad.size for param in params)
 
 
-class DeviceMemory:
-    """A growable CUDA buffer (ChainerMN's); needs CuPy."""
+class _GrowingBuffer:
+    """A buffer that is reallocated only when asked to grow; needs CuPy
+    (ChainerMN's error names the class otherwise)."""
 
     def __init__(self):
         if _cupy() is None:
-            raise RuntimeError(
-                'DeviceMemory cannot be used: Cupy is not available.')
+            raise RuntimeError('{} cannot be used: Cupy is not '
+                               'available.'.format(type(self).__name__))
         self.size = 0
         self.memory = None
+
+    def _alloc(self, size):
+        raise NotImplementedError
 
     def assign(self, size):
         if size > self.size:
             self.size = size
-            self.memory = _cupy().cuda.alloc(size)
+            self.memory = self._alloc(size)
+
+
+def _check_dtype(dtype):
+    if dtype is None:
+        raise TypeError('dtype must be an instance of numpy.dtype class')
+
+
+class DeviceMemory(_GrowingBuffer):
+    """A growable CUDA buffer (ChainerMN's)."""
+
+    def _alloc(self, size):
+        return _cupy().cuda.alloc(size)
 
     def ptr(self):
         return self.memory.ptr
 
     def array(self, shape, offset=0, dtype=numpy.float32):
-        if dtype is None:
-            raise TypeError('dtype must be an instance of numpy.dtype class')
+        _check_dtype(dtype)
         return _cupy().ndarray(shape, memptr=self.memory + offset,
                                dtype=dtype)
 
 
-class HostPinnedMemory:
-    """A growable pinned host buffer (ChainerMN's); needs CuPy."""
+class HostPinnedMemory(_GrowingBuffer):
+    """A growable pinned host buffer (ChainerMN's)."""
 
-    def __init__(self):
-        if _cupy() is None:
-            raise RuntimeError(
-                'HostPinnedMemory cannot be used: Cupy is not available.')
-        self.size = 0
-        self.memory = None
-
-    def assign(self, size):
-        if size > self.size:
-            self.size = size
-            self.memory = _cupy().cuda.alloc_pinned_memory(size)
+    def _alloc(self, size):
+        return _cupy().cuda.alloc_pinned_memory(size)
 
     def ptr(self, offset=0):
         return ctypes.c_void_p(self.memory.ptr + offset)
 
     def array(self, count, offset=0, dtype=numpy.float32):
-        if dtype is None:
-            raise TypeError('dtype must be an instance of numpy.dtype class')
+        _check_dtype(dtype)
         return numpy.frombuffer(self.memory, dtype, count, offset)
