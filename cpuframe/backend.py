@@ -89,8 +89,19 @@ def get_device_from_array(array):
     if cuda.is_cupy_array(array):
         return GpuDevice.from_array(array)
     if intel64.is_native_array(array):
-        return Intel64Device()
+        return _intel64_device()
     return cpu_device
+
+
+_INTEL64_DEVICE = []
+
+
+def _intel64_device():
+    # One Intel64Device for the arrays' answers (devices compare by name
+    # and hold no state; making one checks the native module each time).
+    if not _INTEL64_DEVICE:
+        _INTEL64_DEVICE.append(Intel64Device())
+    return _INTEL64_DEVICE[0]
 
 
 @contextlib.contextmanager

@@ -230,7 +230,8 @@ class FunctionNode:
                     '{}.forward: expected a tuple of arrays, got {}'.format(
                         self.label, type(outputs).__name__))
         for y in outputs:
-            if type(y) is not _ndarray and not backend.is_array(y):
+            if type(y) is not _ndarray and type(y) is not tensor_type and \
+                    not backend.is_array(y):
                 raise TypeError(
                     '{}.forward: expected a tuple of arrays, got an element '
                     'of type {}'.format(self.label, type(y).__name__))
@@ -362,21 +363,40 @@ class FunctionNode:
         """Whether this call runs ``forward_intel64``: the single route choice.
 
         Arrays already on the Intel64 device use the oneDNN route whenever
-        the op supports them.  Otherwise ``config.use_ideep`` decides:
-        'never' keeps the NumPy path, 'always' takes every supported case,
-        'auto' only those ``intel64_profitable`` approves.  Without the
-        native module 'always' raises and 'auto' runs NumPy (warning once
-        when the cause is an unbuilt source checkout).
+        the op supports them, except under 'auto', which asks
+        ``intel64_profitable_on_device`` (see ``_choose_on_device_auto``).
+        Otherwise ``config.use_ideep`` decides: 'never' keeps the NumPy
+        path, 'always' takes every supported case, 'auto' only those
+        ``intel64_profitable`` approves.  Without the native module
+        'always' raises and 'auto' runs NumPy (warning once when the cause
+        is an unbuilt source checkout).
         """
         if type(self).forward_intel64 is FunctionNode.forward_intel64:
             return False
         mode = config.use_ideep
         if mode != 'auto' and mode != 'never' and mode != 'always':
             check_use_ideep(mode)
+        tensor_type = intel64.mdarray
+        native = False
         for x in inputs:
-            if type(x) is not _ndarray:
+            t = type(x)
+            if t is tensor_type:
+                native = True
+            elif t is not _ndarray:
                 break
         else:
+            if native:
+                # NumPy arrays and mdarrays only, some on the device (an
+                # mdarray exists only when the module loaded): the answer
+                # is the op's, unless the class decides the device itself.
+                if type(self).intel64_on_device is not _default_on_device \
+                        and not self.intel64_on_device(inputs):
+                    return self._choose_off_device(inputs, mode)
+                if not self.intel64_supports(inputs):
+                    return False
+                if mode == 'auto':
+                    return self._choose_on_device_auto(inputs)
+                return True
             # NumPy arrays only (the common case): on the device only if
             # the class says so (a gradient node with device constants).
             if type(self).intel64_on_device is _default_on_device or \
@@ -390,7 +410,36 @@ class FunctionNode:
             if mode == 'always':
                 intel64.check_ideep_available()
             return False
-        return bool(self.intel64_supports(inputs))
+        if not self.intel64_supports(inputs):
+            return False
+        if mode == 'auto':
+            return self._choose_on_device_auto(inputs)
+        return True
+
+    def _choose_on_device_auto(self, inputs):
+        """'auto' on device arrays the route supports: the route where
+        ``intel64_profitable_on_device`` approves (its size rule), else the
+        NumPy path, which reads the device's plain buffers without a copy
+        and returns NumPy arrays, as for an op without a route. On small
+        arrays a primitive's fixed cost (~5-20 us here) is most of an op's
+        time; the NumPy path's, ~1 us per array. Under ``mixed_bf16`` the
+        route is kept (its bfloat16 activations are the mode's point)."""
+        if config.dtype is mixed_bf16 and _bf16.active():
+            return True
+        try:
+            if self.intel64_profitable_on_device(inputs):
+                return True
+        except Exception:  # noqa: BLE001 - the route decides then
+            return True
+        tensor_type = intel64.mdarray
+        for x in inputs:
+            if (type(x) is tensor_type or (
+                    x is not None and intel64.is_native_array(x))) and not (
+                    x.is_plain and x.storage_dtype == 'float32'):
+                # a laid-out (blocked) or bfloat16 buffer: NumPy would need
+                # a reorder of it, and the route keeps the layout
+                return True
+        return False
 
     def _choose_off_device(self, inputs, mode):
         """``_choose_intel64`` for NumPy inputs: 'never' declines, 'auto'
@@ -432,6 +481,13 @@ class FunctionNode:
     def intel64_profitable(self, inputs):
         """Whether oneDNN is known to be faster here (used by 'auto')."""
         return True
+
+    def intel64_profitable_on_device(self, inputs):
+        """Whether oneDNN is faster on these device arrays than NumPy on
+        views of their buffers (used by 'auto'; by default the rule for
+        NumPy arrays, ``intel64_profitable``). Ops whose NumPy-array rule
+        counts a conversion the device does not pay override it."""
+        return self.intel64_profitable(inputs)
 
     def forward_intel64(self, inputs):
         """The oneDNN route; ops with a native kernel override it."""

@@ -57,7 +57,10 @@ How to add a route
    (inputs)`` (float32 only: use ``intel64.all_float32(inputs)``, plus the
    options the kernel handles), ``intel64_profitable(inputs)`` for 'auto'
    (``intel64.auto_profitable('your_op', x)`` with a threshold added to
-   ``_routing.AUTO_MIN`` and the measurement that set it), and
+   ``_routing.AUTO_MIN`` and the measurement that set it; 'auto' asks it
+   of device arrays too, through ``intel64_profitable_on_device``, which an
+   op overrides when its rule for NumPy arrays counts a conversion the
+   device does not pay), and
    ``forward_intel64(inputs)`` calling ``intel64.native().your_function(...)``
    and returning a tuple. Declare what backward keeps once, in the class:
    ``retained_for_backward = (input indexes, output indexes)``; the

@@ -106,13 +106,18 @@ def large_enough(x, threshold):
     return size >= threshold
 
 
-# 'auto' on NumPy arrays routes an op to oneDNN from this size on (elements
-# of its first input unless said otherwise); below it the call overhead of a
-# primitive outweighs its speed. Arrays already on the Intel64 device take
-# every supported route whatever their size (handing small plain ones to
-# NumPy was measured a loss: 1.2-1.6x slower MLP steps, the device and NumPy
-# arrays mixing at every boundary). Each entry with the measurement that
-# set it.
+# 'auto' routes an op to oneDNN from this size on (elements of its first
+# input unless said otherwise); below it the call overhead of a primitive
+# outweighs its speed, and the call takes the NumPy path. That holds for
+# arrays on the Intel64 device too (``intel64_profitable_on_device``, the
+# ``*_on_device`` entries where its rule differs): the NumPy path reads
+# their plain buffers without a copy and returns NumPy arrays, as for an
+# op without a route; 'always' takes every supported route. (Session 2
+# measured sending only the small element-wise ops of device arrays to NumPy
+# a loss, 1.2-1.6x slower MLP steps: their layers still ran on oneDNN, and
+# oneDNN's OpenMP team and NumPy's BLAS threads waited on each other at
+# every op; with the layers' own rule a small model runs on NumPy whole.)
+# Each entry with the measurement that set it.
 AUTO_MIN = {
     # input elements. Measured fwd+bwd 2x2 pooling of NumPy arrays in a
     # step that also runs a NumPy matmul (OpenBLAS's threads awake), Zen 3,
@@ -143,6 +148,26 @@ AUTO_MIN = {
     # convnet's step also waits on the team's barriers whenever another
     # process holds a core (3x NumPy's step seen with 16K)
     'convolution': 1 << 20,
+    # multiply-adds of a fully connected layer on device arrays (NumPy
+    # arrays never take the route: see linear._profitable). Measured fwd+bwd
+    # on a Zen 3 (2 vCPU), oneDNN / NumPy's BLAS on views of the buffers,
+    # best of 15, two runs: 32x64x64 (131K) 256-293 / 196-198 us,
+    # 100x100x100 (1M) 363-404 / 324-330, 64x128x128 (1M) 380-401 /
+    # 335-344, 100x256x256 (6.6M) 605-651 / 744-901, 100x784x100 (7.8M)
+    # 552-694 / 852-969: oneDNN wins from ~2M alone. Inside a step whose
+    # other layers are small it does not (oneDNN's OpenMP team and NumPy's
+    # BLAS wait on each other): the 784-100-100-10 MLP's SGD step, batch
+    # 100, interleaved in one process, best of 30 blocks: threshold 2M
+    # (first layer on oneDNN) 1.31x the NumPy path's time, 16M 1.09x
+    'linear_on_device': 1 << 24,
+    # elements of a sum of device arrays (NumPy arrays never take the
+    # route): fwd+bwd 32x32 oneDNN 100-134 / NumPy on views 94-166 us, 1M
+    # 1916-1986 / 1633-1820, 4M 7461-8334 / 11972-12841
+    'add_on_device': 1 << 20,
+    # elements of a concatenation's inputs on the device (NumPy arrays never
+    # take the route): fwd+bwd of two 32x32 oneDNN 174-188 / NumPy on views
+    # 106-111 us, two 64x1024 267-284 / 760-772
+    'concat_on_device': 1 << 14,
 }
 
 

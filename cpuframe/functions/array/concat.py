@@ -55,8 +55,12 @@ class Concat(FunctionNode):
 
     def intel64_profitable(self, inputs):
         # A concatenation is a memory-bound copy, which NumPy does as fast:
-        # NumPy inputs stay on NumPy (mdarrays always take the route).
+        # NumPy inputs stay on NumPy.
         return False
+
+    def intel64_profitable_on_device(self, inputs):
+        return intel64.auto_profitable(
+            'concat_on_device', sum(x.size for x in inputs))
 
     def forward_intel64(self, inputs):
         self._sizes = [x.shape[self.axis] for x in inputs]

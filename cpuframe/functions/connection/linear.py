@@ -24,6 +24,12 @@ def _profitable(m, k, n):
     return False
 
 
+def _profitable_on_device(m, k, n):
+    """'auto' on device arrays: oneDNN from ``AUTO_MIN['linear_on_device']``
+    multiply-adds on; below, NumPy's BLAS on views of the plain buffers."""
+    return intel64.auto_profitable('linear_on_device', m * k * n)
+
+
 def _matmul(a, b, dtype):
     xp = backend.get_array_module(a, b)
     return utils.force_array(xp.matmul(a, b)).astype(dtype, copy=False)
@@ -72,6 +78,10 @@ class LinearFunction(FunctionNode):
     def intel64_profitable(self, inputs):
         x, W = inputs[0], inputs[1]
         return _profitable(x.shape[0], x.shape[1], W.shape[0])
+
+    def intel64_profitable_on_device(self, inputs):
+        x, W = inputs[0], inputs[1]
+        return _profitable_on_device(x.shape[0], x.shape[1], W.shape[0])
 
     def forward_intel64(self, inputs):
         b = inputs[2] if len(inputs) == 3 else None
@@ -176,6 +186,10 @@ class LinearGradData(FunctionNode):
         W, gy = inputs
         return _profitable(gy.shape[0], W.shape[0], W.shape[1])
 
+    def intel64_profitable_on_device(self, inputs):
+        W, gy = inputs
+        return _profitable_on_device(gy.shape[0], W.shape[0], W.shape[1])
+
     def forward_intel64(self, inputs):
         W, gy = inputs
         return intel64.native().linear_backward_data(gy, W),
@@ -231,6 +245,12 @@ class LinearGradWeight(FunctionNode):
     def intel64_profitable(self, inputs):
         x, gy = inputs
         return _profitable(x.shape[0], x.shape[1], gy.shape[1])
+
+    def intel64_profitable_on_device(self, inputs):
+        x, gy = inputs
+        if self.w_like is not None and not self.w_like.is_plain:
+            return True  # the gradient in the weight's own (blocked) layout
+        return _profitable_on_device(x.shape[0], x.shape[1], gy.shape[1])
 
     def forward_intel64(self, inputs):
         x, gy = inputs

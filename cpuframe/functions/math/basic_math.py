@@ -150,6 +150,9 @@ class Add(FunctionNode):
         # NumPy operands: NumPy adds them at memory speed already.
         return False
 
+    def intel64_profitable_on_device(self, inputs):
+        return intel64.auto_profitable('add_on_device', inputs[0])
+
     def forward_intel64(self, inputs):
         x0, x1 = inputs
         self._shapes = (x0.shape, x1.shape)
@@ -244,6 +247,9 @@ class MultiAdd(FunctionNode):
     def intel64_profitable(self, inputs):
         # NumPy arrays: NumPy adds them at memory speed already.
         return False
+
+    def intel64_profitable_on_device(self, inputs):
+        return intel64.auto_profitable('add_on_device', inputs[0])
 
     def forward_intel64(self, inputs):
         # mdarray arithmetic: the sum in the first mdarray's layout, on the

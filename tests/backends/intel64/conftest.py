@@ -11,7 +11,17 @@ from testhelpers.intel64_layouts import Calls
 
 from cpuframe import Variable
 from cpuframe.backends import intel64
-from cpuframe.configuration import using_config
+from cpuframe.configuration import global_config, using_config
+
+
+@pytest.fixture(autouse=True)
+def _every_supported_call_routed(monkeypatch):
+    """The tests here are about the oneDNN routes, mostly on small arrays:
+    they run under ``use_ideep='always'``, where device arrays take every
+    supported route (under the default 'auto' a call below the op's size
+    rule takes the NumPy path). Tests of 'auto' or 'never' say so with
+    ``using_config``."""
+    monkeypatch.setattr(global_config, 'use_ideep', 'always')
 
 
 @pytest.fixture

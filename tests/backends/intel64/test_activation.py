@@ -172,8 +172,13 @@ def test_auto_thresholds(rng, calls):
         F.leaky_relu(large)
         F.elu(large)
         assert calls.names == ['leaky_relu_forward', 'elu_forward']
+        # device arrays: the same rule ...
         F.tanh(intel64.from_numpy(small))
-        assert calls.names[-1] == 'tanh_forward'
+        assert calls.names[-1] == 'elu_forward'
+    # ... and 'always' routes them whatever the size
+    with using_config('use_ideep', 'always'):
+        F.tanh(intel64.from_numpy(small))
+    assert calls.names[-1] == 'tanh_forward'
 
 
 def test_zero_size_and_scalar_fall_back(calls):

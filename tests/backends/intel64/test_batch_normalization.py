@@ -248,8 +248,10 @@ def test_auto_routes_only_large_inputs(rng, calls):
         F.fixed_batch_normalization(large, gamma, beta, beta, gamma)
         assert calls.names == ['batch_normalization_forward',
                                'batch_normalization_inference']
-        # On the device the route is always taken.
+        # On the device the same rule, unless the layout is not plain.
         F.batch_normalization(as_layout(small, 'plain'), gamma, beta)
+        assert len(calls.names) == 2
+        F.batch_normalization(as_layout(small, 'blocked'), gamma, beta)
         assert calls.names[-1] == 'batch_normalization_forward'
 
 

@@ -163,7 +163,7 @@ def test_weight_adopts_layout_once_and_gradient_matches_it(rng, dnnl):
     x = intel64.from_numpy(rng.standard_normal((2, 16, 8, 8)).astype(numpy.float32))
     w0 = rng.standard_normal((32, 16, 3, 3)).astype(numpy.float32)
     W = Variable(intel64.from_numpy(w0))
-    with using_config('use_ideep', 'auto'):
+    with using_config('use_ideep', 'always'):
         y = F.convolution_2d(x, W, pad=1)
         y.grad = intel64.mdarray.zeros_like(y.array)
         y.backward()

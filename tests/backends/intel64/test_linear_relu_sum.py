@@ -44,7 +44,7 @@ def test_linear_weight_gradient_in_weight_layout(rng):
     x = intel64.from_numpy(rng.standard_normal((16, 64)).astype(numpy.float32))
     W = Variable(intel64.from_numpy(rng.standard_normal((32, 64)).astype(
         numpy.float32)))
-    with using_config('use_ideep', 'auto'):
+    with using_config('use_ideep', 'always'):
         y = F.linear(x, W)
         y.grad = numpy.ones(y.shape, numpy.float32)
         y.backward()
@@ -91,7 +91,7 @@ def test_relu_keeps_blocked_layout_and_grad_from_other_layout(rng):
     x = rng.standard_normal((2, 8, 5, 5)).astype(numpy.float32)
     t = intel64.from_numpy(x).reorder('acdb')
     xv = Variable(t)
-    with using_config('use_ideep', 'auto'):
+    with using_config('use_ideep', 'always'):
         y = F.relu(xv)
         assert y.array.format == 'acdb'
         y.grad = intel64.from_numpy(x)  # plain: reordered to y's layout

@@ -276,9 +276,13 @@ def test_auto_routes_only_large_inputs(rng, calls):
         F.max_pooling_2d(large, 2)
         F.average_pooling_2d(large, 2)
         assert calls.names == ['pooling_forward'] * 2
-        # On the device the route is always taken.
+        # On the device the same rule (plain buffers), and 'always'
+        # routes every supported call.
         F.max_pooling_2d(intel64.from_numpy(small), 2)
-        assert calls.names == ['pooling_forward'] * 3
+        assert calls.names == ['pooling_forward'] * 2
+    with using_config('use_ideep', 'always'):
+        F.max_pooling_2d(intel64.from_numpy(small), 2)
+    assert calls.names == ['pooling_forward'] * 3
 
 
 def test_layout_is_kept_without_reorders(rng):

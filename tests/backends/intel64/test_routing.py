@@ -65,13 +65,48 @@ def test_large_cases_route_under_auto(calls, rng):
 
 def test_linear_on_numpy_stays_on_numpy_under_auto_but_not_on_device(
         calls, rng):
-    x, W = _f32(rng, (64, 512)), _f32(rng, (256, 512))
+    x, W = _f32(rng, (128, 512)), _f32(rng, (256, 512))
+    from cpuframe.backends.intel64._routing import AUTO_MIN
+    assert 128 * 512 * 256 >= AUTO_MIN['linear_on_device']
     with using_config('use_ideep', 'auto'):
         F.linear(x, W)
         assert 'linear_forward' not in calls
         y = F.linear(x, intel64.from_numpy(W))
     assert calls['linear_forward'] == 1
     assert intel64.is_native_array(y.array)
+
+
+def test_auto_on_device_small_calls_take_the_numpy_path(calls, rng):
+    # Below an op's size rule, 'auto' computes device arrays with NumPy (on
+    # views of their plain buffers) and returns NumPy arrays, as an op
+    # without a route does; 'always' routes them; results agree.
+    a, w, b = _f32(rng, (32, 64)), _f32(rng, (16, 64)), _f32(rng, (16,))
+    outs = {}
+    for mode in ('auto', 'always'):
+        x, W, bias = (Variable(intel64.from_numpy(v)) for v in (a, w, b))
+        with using_config('use_ideep', mode):
+            y = F.sum(F.relu(F.linear(x, W, bias)) + F.tanh(x[:, :16]))
+            y.backward()
+        outs[mode] = [numpy.asarray(v) for v in
+                      (y.array, x.grad, W.grad, bias.grad)]
+        if mode == 'auto':
+            assert not calls
+            assert isinstance(x.grad, numpy.ndarray)
+            # the parameters stay on the device, untouched
+            assert intel64.is_native_array(W.array) and W.array.is_plain
+    assert 'linear_forward' in calls and 'relu' in calls
+    for got, ref in zip(outs['auto'], outs['always']):
+        numpy.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_auto_on_device_keeps_laid_out_arrays_on_the_route(calls, rng):
+    # A blocked (or permuted) buffer would need a reorder for NumPy: the
+    # route keeps its layout whatever the size.
+    x = Variable(intel64.from_numpy(_f32(rng, (2, 8, 5, 5))).reorder('acdb'))
+    with using_config('use_ideep', 'auto'):
+        y = F.relu(x)
+    assert calls['relu'] == 1
+    assert y.array.format == 'acdb'
 
 
 def test_float64_falls_back_even_always(calls, rng):
@@ -85,13 +120,20 @@ def test_float64_falls_back_even_always(calls, rng):
 
 
 def test_device_arrays_take_the_route_and_stay_native(calls, rng):
+    # 'never' and 'always' route every supported call on device arrays;
+    # 'auto' those its size rule approves (a convolution of 1M+ MACs).
     x = intel64.from_numpy(_f32(rng, (2, 3, 6, 6)))
     W = _f32(rng, (4, 3, 3, 3))
-    for mode in ('never', 'auto'):
+    for mode in ('never', 'always'):
         with using_config('use_ideep', mode):
             y = F.relu(F.convolution_2d(x, W))
         assert intel64.is_native_array(y.array)
     assert calls['convolution_forward'] == 2 and calls['relu'] == 2
+    big = intel64.from_numpy(_f32(rng, (8, 16, 32, 32)))
+    with using_config('use_ideep', 'auto'):
+        y = F.convolution_2d(big, _f32(rng, (32, 16, 3, 3)))
+    assert calls['convolution_forward'] == 3
+    assert intel64.is_native_array(y.array)
 
 
 def test_ops_without_a_route_see_numpy(rng):
