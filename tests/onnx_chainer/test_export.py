@@ -243,6 +243,46 @@ def _cases():
             a, numpy.array([0, 3, 1], numpy.int32)), (x,), 11),
         'embed_id': (lambda i: F.embed_id(i, _rand(6, 3, seed=13)),
                      (numpy.array([[0, 5], [2, 2]], numpy.int32),), 7),
+        'sin': (F.sin, (x,), 7),
+        'cos': (F.cos, (x,), 7),
+        'tan': (F.tan, (x,), 7),
+        'arcsin': (F.arcsin, (x * 0.9,), 7),
+        'arccos': (F.arccos, (x * 0.9,), 7),
+        'arctan': (F.arctan, (x,), 7),
+        'arctanh': (F.arctanh, (x * 0.9,), 9),
+        'sinh': (F.sinh, (x,), 9),
+        'cosh': (F.cosh, (x,), 9),
+        'log2': (F.log2, (pos,), 7),
+        'log10': (F.log10, (pos,), 7),
+        'log1p': (F.log1p, (pos,), 7),
+        'expm1': (F.expm1, (x,), 7),
+        'rsqrt': (F.rsqrt, (pos,), 7),
+        'linear_interpolate': (F.linear_interpolate,
+                               (_rand(3, 4, seed=20, low=0, high=1), x, y), 7),
+        'getitem_index_array': (lambda a: a[numpy.array([2, 0, 2])], (x,), 7),
+        'getitem_index_array_axis1': (
+            lambda a: a[1:, numpy.array([[3, -1], [0, 1]])], (x,), 7),
+        'getitem_index_list_ellipsis': (lambda a: a[..., [4, 0]], (img,), 7),
+        'resize_images': (lambda a: F.resize_images(a, (7, 4)), (img,), 11),
+        'unpooling_2d': (lambda a: F.unpooling_2d(a, 2, cover_all=False),
+                         (img,), 7),
+        'unpooling_2d_cover_all': (lambda a: F.unpooling_2d(a, (2, 3)),
+                                   (img,), 7),
+        'group_normalization': (lambda a: F.group_normalization(
+            a, 3, _rand(6, seed=21), _rand(6, seed=22)),
+            (_rand(2, 6, 3, 3, seed=23),), 7),
+        'softmax_cross_entropy': (
+            F.softmax_cross_entropy,
+            (x, numpy.array([3, 0, 1], numpy.int32)), 7),
+        'softmax_cross_entropy_ignore': (
+            F.softmax_cross_entropy,
+            (x, numpy.array([3, -1, 1], numpy.int32)), 7),
+        'softmax_cross_entropy_unnormalized': (
+            lambda a, t: F.softmax_cross_entropy(a, t, normalize=False),
+            (x, numpy.array([3, -1, 1], numpy.int32)), 7),
+        'softmax_cross_entropy_no_reduce': (
+            lambda a, t: F.softmax_cross_entropy(a, t, reduce='no'),
+            (x, numpy.array([3, -1, 1], numpy.int32)), 7),
     }
 
 
@@ -350,9 +390,28 @@ def test_unsupported_options_name_themselves():
                        'than 1 needs opset 10'):
         onnx_chainer.export(lambda a: a[::2], _rand(4, 3), opset_version=9,
                             no_testcase=True)
-    with pytest.raises(ValueError, match='advanced'):
-        onnx_chainer.export(lambda a: a[[0, 2]], _rand(4, 3),
-                            no_testcase=True)
+    x = _rand(4, 3)
+    idx = numpy.array([0, 2])
+    img = _rand(1, 2, 4, 4)
+    cases = [
+        (lambda a: a[idx, idx], x, None, 'GetItem.*one integer index array'),
+        (lambda a: a[numpy.array([True, False, True, True])], x, None,
+         'GetItem.*bool index array'),
+        (lambda a: a[0, idx], x, None, 'GetItem.*one integer index array'),
+        (lambda a: F.resize_images(a, (6, 6)), img, 10,
+         'ResizeImages.*opset 10.*needs opset 11'),
+        (lambda a: F.unpooling_2d(a, 3, 2), img, None,
+         'Unpooling2D.*ksize'),
+        (lambda a: F.softmax_cross_entropy(
+            a, numpy.array([0, 1, 2, 0], numpy.int32),
+            class_weight=numpy.ones(3, numpy.float32)), x, None,
+         'SoftmaxCrossEntropy.*class_weight'),
+        (lambda a: F.sinh(a), x, 8, 'Sinh.*needs opset 9'),
+    ]
+    for fn, arg, opset, match in cases:
+        with pytest.raises(ValueError, match=match):
+            onnx_chainer.export(fn, arg, opset_version=opset,
+                                no_testcase=True)
 
 
 def test_array_output_is_refused():

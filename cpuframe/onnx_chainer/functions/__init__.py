@@ -6,6 +6,7 @@ from cpuframe.onnx_chainer.functions import (
     activation,
     array,
     connection,
+    loss,
     math,
     noise,
     normalization,
@@ -13,8 +14,8 @@ from cpuframe.onnx_chainer.functions import (
 )
 
 converters = {}
-for _module in (activation, array, connection, math, normalization, noise,
-                pooling):
+for _module in (activation, array, connection, loss, math, normalization,
+                noise, pooling):
     converters.update(_module.CONVERTERS)
 
 __all__ = ['converters']

@@ -57,3 +57,23 @@ def reduce_node(params, op, axes, keepdims, input_name=None):
         name = const(params, numpy.asarray(axes, numpy.int64), 'axes')
         return node(params, op, [x, name], **kw)
     return node(params, op, [x], axes=axes, **kw)
+
+
+def reduce_op(params, gb, op, x, axes, keepdims):
+    """A Reduce* node of ``x`` over ``axes`` inside a GraphBuilder (axes as
+    an attribute or an input by opset, as ``reduce_node``); its output
+    name."""
+    first_input_opset = 13 if op == 'ReduceSum' else 18
+    kw = {'keepdims': int(bool(keepdims))}
+    if axes is None:
+        return gb.op(op, [x], **kw)
+    axes = [int(a) for a in axes]
+    if params.opset_version >= first_input_opset:
+        name = const(params, numpy.asarray(axes, numpy.int64), 'axes')
+        return gb.op(op, [x, name], **kw)
+    return gb.op(op, [x], axes=axes, **kw)
+
+
+def onnx_float_type(dtype):
+    """The TensorProto element type of a NumPy float dtype (for Cast)."""
+    return {2: 10, 4: 1, 8: 11}[numpy.dtype(dtype).itemsize]

@@ -101,9 +101,8 @@ def _get_item(params):
     f = params.func
     shape = tuple(f.inputs[0].shape)
     slices = f.slices
-    for s in slices:
-        if hasattr(s, 'dtype') and getattr(s, 'ndim', 0) > 0:
-            raise unsupported(params, 'advanced (array) indexing')
+    if any(_is_index_array(s) for s in slices):
+        return _get_item_advanced(params, shape, slices)
     used = sum(1 for s in slices if s is not None and s is not Ellipsis)
     expanded = []
     for s in slices:
@@ -157,6 +156,71 @@ def _get_item(params):
         x = _squeeze_unsqueeze(params, gb, x, 'Unsqueeze', unsqueezed)
     if not (axes or squeezed or unsqueezed):
         x = gb.op('Identity', [x])
+    return gb.nodes(params.output_names)
+
+
+def _is_index_array(s):
+    return isinstance(s, list) or (
+        hasattr(s, 'dtype') and getattr(s, 'ndim', 0) > 0)
+
+
+def _get_item_advanced(params, shape, slices):
+    """One integer index array among slices (``x[idx]``, ``x[:, idx]``,
+    ``x[1:, idx, ::2]``): the slices, then a Gather of the indexed axis
+    (NumPy puts the index array's axes where the indexed axis was, as
+    Gather does). Other advanced forms (several index arrays, boolean
+    masks, an index array beside ints or None) raise."""
+    from cpuframe.onnx_chainer.functions._common import GraphBuilder
+    arrays = [i for i, s in enumerate(slices) if _is_index_array(s)]
+    others = [s for s in slices if not _is_index_array(s)]
+    if len(arrays) != 1 or any(
+            s is None or not (isinstance(s, slice) or s is Ellipsis)
+            for s in others):
+        raise unsupported(params, 'advanced indexing other than one integer '
+                          'index array among slices')
+    index = numpy.asarray(slices[arrays[0]])
+    if index.dtype.kind not in 'iu':
+        raise unsupported(params, 'advanced indexing with a {} index '
+                          'array'.format(index.dtype))
+    n_ell = sum(1 for s in slices if s is Ellipsis)
+    expanded = []
+    for s in slices:
+        if s is Ellipsis:
+            expanded += [slice(None)] * (len(shape) - len(slices) + n_ell)
+        else:
+            expanded.append(s)
+    expanded += [slice(None)] * (len(shape) - len(expanded))
+    gb = GraphBuilder()
+    x = params.input_names[0]
+    starts, ends, axes, steps = [], [], [], []
+    axis = None
+    for i, s in enumerate(expanded):
+        if not isinstance(s, slice):
+            axis = i
+            continue
+        start, stop, step = s.indices(shape[i])
+        if (start, stop, step) != (0, shape[i], 1):
+            if step < 0 and stop < 0:
+                stop = _INT64_MIN
+            starts.append(start)
+            ends.append(stop)
+            axes.append(i)
+            steps.append(step)
+    if axes:
+        if params.opset_version >= 10:
+            names = [const(params, numpy.asarray(v, numpy.int64), n)
+                     for v, n in ((starts, 'starts'), (ends, 'ends'),
+                                  (axes, 'axes'), (steps, 'steps'))]
+            x = gb.op('Slice', [x] + names)
+        elif any(st != 1 for st in steps):
+            raise unsupported(params, 'a step other than 1 needs opset 10')
+        else:
+            x = gb.op('Slice', [x], starts=starts, ends=ends, axes=axes)
+    dim = shape[axis]
+    # (negative indices counted from the end here: Gather takes them only
+    # from opset 11)
+    index = numpy.where(index < 0, index + dim, index).astype(numpy.int64)
+    gb.op('Gather', [x, const(params, index, 'indices')], axis=axis)
     return gb.nodes(params.output_names)
 
 
@@ -373,3 +437,27 @@ CONVERTERS.update({
     'Moveaxis': _permute_axes,
     'SelectItem': _select_item,
 })
+
+
+def _resize_images(params):
+    f = params.func
+    if params.opset_version < 11:
+        raise unsupported(params, 'Resize with aligned corners needs opset 11')
+    n, c, h, w = (int(v) for v in params.func.inputs[0].shape)
+    mode = {'bilinear': 'linear', 'nearest': 'nearest'}.get(f.mode)
+    if mode is None or not f.align_corners:
+        raise unsupported(params, 'mode={!r}, align_corners={!r} (bilinear '
+                          'with aligned corners is exported)'.format(
+                              f.mode, f.align_corners))
+    from cpuframe.onnx_chainer.functions._common import GraphBuilder
+    gb = GraphBuilder()
+    roi = const(params, numpy.zeros(0, numpy.float32), 'roi')
+    scales = const(params, numpy.zeros(0, numpy.float32), 'scales')
+    sizes = const(params, numpy.asarray([n, c, f.out_H, f.out_W],
+                                        numpy.int64), 'sizes')
+    gb.op('Resize', [params.input_names[0], roi, scales, sizes], mode=mode,
+          coordinate_transformation_mode='align_corners')
+    return gb.nodes(params.output_names)
+
+
+CONVERTERS['ResizeImages'] = _resize_images

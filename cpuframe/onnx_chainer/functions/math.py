@@ -7,6 +7,7 @@ from cpuframe.onnx_chainer.functions._common import (
     node,
     reduce_node,
     simple,
+    unsupported,
 )
 from cpuframe.onnx_chainer.functions.activation import _clip_nodes
 
@@ -114,4 +115,80 @@ CONVERTERS.update({
     'ArgMin': _arg('ArgMin'),
     'Prod': _reduce('ReduceProd'),
     'LogSumExp': _reduce('ReduceLogSumExp'),
+})
+
+
+# -- the trigonometric and logarithmic family ---------------------------------
+
+def _after(op, opset):
+    """One ONNX op, from the opset that has it."""
+    def convert(params):
+        if params.opset_version < opset:
+            raise unsupported(params, '{} needs opset {}'.format(op, opset))
+        return node(params, op)
+    return convert
+
+
+def _dtype(params):
+    return params.func.inputs[0].dtype
+
+
+def _log_base(base):
+    # log_b(x) = ln(x) / ln(b), in the function's dtype
+    def convert(params):
+        gb = GraphBuilder()
+        c = const(params, numpy.log(numpy.asarray(base, _dtype(params))),
+                  'ln_base')
+        gb.op('Div', [gb.op('Log', [params.input_names[0]]), c])
+        return gb.nodes(params.output_names)
+    return convert
+
+
+def _log1p(params):
+    gb = GraphBuilder()
+    one = const(params, numpy.asarray(1, _dtype(params)), 'one')
+    gb.op('Log', [gb.op('Add', [params.input_names[0], one])])
+    return gb.nodes(params.output_names)
+
+
+def _expm1(params):
+    gb = GraphBuilder()
+    one = const(params, numpy.asarray(1, _dtype(params)), 'one')
+    gb.op('Sub', [gb.op('Exp', [params.input_names[0]]), one])
+    return gb.nodes(params.output_names)
+
+
+def _rsqrt(params):
+    gb = GraphBuilder()
+    gb.op('Reciprocal', [gb.op('Sqrt', [params.input_names[0]])])
+    return gb.nodes(params.output_names)
+
+
+def _linear_interpolate(params):
+    # p * x + (1 - p) * y
+    p, x, y = params.input_names
+    gb = GraphBuilder()
+    one = const(params, numpy.asarray(1, _dtype(params)), 'one')
+    gb.op('Add', [gb.op('Mul', [p, x]),
+                  gb.op('Mul', [gb.op('Sub', [one, p]), y])])
+    return gb.nodes(params.output_names)
+
+
+CONVERTERS.update({
+    'Sin': simple('Sin'),
+    'Cos': simple('Cos'),
+    'Tan': simple('Tan'),
+    'Arcsin': simple('Asin'),
+    'Arccos': simple('Acos'),
+    'Arctan': simple('Atan'),
+    'Arctanh': _after('Atanh', 9),
+    'Sinh': _after('Sinh', 9),
+    'Cosh': _after('Cosh', 9),
+    'Erf': _after('Erf', 9),
+    'Log2': _log_base(2),
+    'Log10': _log_base(10),
+    'Log1p': _log1p,
+    'Expm1': _expm1,
+    'Rsqrt': _rsqrt,
+    'LinearInterpolate': _linear_interpolate,
 })

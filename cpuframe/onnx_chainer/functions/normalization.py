@@ -50,3 +50,38 @@ def _normalize_l2(params):
 
 
 CONVERTERS['NormalizeL2'] = _normalize_l2
+
+
+def _group_normalization(params):
+    """Chainer's group normalization of its parts: per sample and group,
+    ``(x - mean) / sqrt(var + eps)`` over the group's channels and pixels,
+    then ``gamma``, ``beta`` per channel."""
+    import numpy
+
+    from cpuframe.onnx_chainer.functions._common import (
+        GraphBuilder,
+        const,
+        reduce_op,
+    )
+    f = params.func
+    shape = tuple(int(v) for v in f.inputs[0].shape)
+    dtype = f.inputs[0].dtype
+    x, gamma, beta = params.input_names
+    gb = GraphBuilder()
+    grouped = gb.op('Reshape', [x, const(params, numpy.asarray(
+        [0, int(f.groups), -1], numpy.int64), 'shape')])
+    mean = reduce_op(params, gb, 'ReduceMean', grouped, [2], True)
+    d = gb.op('Sub', [grouped, mean])
+    var = reduce_op(params, gb, 'ReduceMean', gb.op('Mul', [d, d]), [2], True)
+    eps = const(params, numpy.asarray(f.eps, dtype), 'eps')
+    y = gb.op('Div', [d, gb.op('Sqrt', [gb.op('Add', [var, eps])])])
+    y = gb.op('Reshape', [y, const(params, numpy.asarray(
+        (0,) + shape[1:], numpy.int64), 'shape')])
+    per_channel = const(params, numpy.asarray(
+        (shape[1],) + (1,) * (len(shape) - 2), numpy.int64), 'shape')
+    y = gb.op('Mul', [y, gb.op('Reshape', [gamma, per_channel])])
+    gb.op('Add', [y, gb.op('Reshape', [beta, per_channel])])
+    return gb.nodes(params.output_names)
+
+
+CONVERTERS['GroupNormalization'] = _group_normalization

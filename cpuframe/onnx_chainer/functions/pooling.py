@@ -43,3 +43,44 @@ CONVERTERS = {
     'AveragePooling2D': _average_pooling,
     'AveragePoolingND': _average_pooling,
 }
+
+
+def _unpooling_2d(params):
+    """Unpooling with the window its stride (the usual use): each value
+    repeated ``stride`` times along each axis (Reshape, Tile, Reshape), cut
+    to the output size (``cover_all`` drops the last ``stride - 1``)."""
+    import numpy
+
+    from cpuframe.onnx_chainer.functions._common import GraphBuilder, const
+    f = params.func
+    if tuple(f.ksize) != tuple(f.stride) or any(p_ != 0 for p_ in f.pad):
+        raise unsupported(params, 'ksize {} with stride {} and pad {} (the '
+                          'window equal to the stride, no padding, is '
+                          'exported)'.format(f.ksize, f.stride, f.pad))
+    n, c, h, w = (int(v) for v in f.inputs[0].shape)
+    sy, sx = (int(v) for v in f.stride)
+    out_h, out_w = (int(v) for v in f._output_meta[0][0][2:])
+    if out_h > h * sy or out_w > w * sx:
+        raise unsupported(params, 'an output larger than the repeated input')
+    gb = GraphBuilder()
+    x = gb.op('Reshape', [params.input_names[0], const(
+        params, numpy.asarray([0, 0, h, 1, w, 1], numpy.int64), 'shape')])
+    x = gb.op('Tile', [x, const(params, numpy.asarray(
+        [1, 1, 1, sy, 1, sx], numpy.int64), 'repeats')])
+    x = gb.op('Reshape', [x, const(params, numpy.asarray(
+        [0, 0, h * sy, w * sx], numpy.int64), 'shape')])
+    if (out_h, out_w) != (h * sy, w * sx):
+        if params.opset_version >= 10:
+            names = [const(params, numpy.asarray(v, numpy.int64), k)
+                     for v, k in (([0, 0], 'starts'), ([out_h, out_w], 'ends'),
+                                  ([2, 3], 'axes'))]
+            x = gb.op('Slice', [x] + names)
+        else:
+            x = gb.op('Slice', [x], starts=[0, 0], ends=[out_h, out_w],
+                      axes=[2, 3])
+    else:
+        x = gb.op('Identity', [x])
+    return gb.nodes(params.output_names)
+
+
+CONVERTERS['Unpooling2D'] = _unpooling_2d
