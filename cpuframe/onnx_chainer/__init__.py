@@ -17,14 +17,17 @@ from cpuframe.onnx_chainer import (  # noqa: F401
     _onnx,  # noqa: F401 - the clear ImportError first
     functions,
     onnx_helper,
+    replace_func,
     testing,
 )
 from cpuframe.onnx_chainer.export import (  # noqa: F401
     MAXIMUM_OPSET_VERSION,
     MINIMUM_OPSET_VERSION,
+    RetainInputHook,
     export,
 )
 from cpuframe.onnx_chainer.export_testcase import export_testcase  # noqa: F401
 
-__all__ = ['MAXIMUM_OPSET_VERSION', 'MINIMUM_OPSET_VERSION', 'export',
-           'export_testcase', 'functions', 'onnx_helper', 'testing']
+__all__ = ['MAXIMUM_OPSET_VERSION', 'MINIMUM_OPSET_VERSION',
+           'RetainInputHook', 'export', 'export_testcase', 'functions',
+           'onnx_helper', 'replace_func', 'testing']

@@ -36,11 +36,16 @@ class FunctionConverterParams:
         self.context = context
 
 
-class _Recorder(FunctionHook):
-    """Keeps, in execution order, every function node applied and the
-    arrays it read (a constant input's values are needed to export it)."""
+class RetainInputHook(FunctionHook):
+    """Keeps every function node applied under it, in execution order, and
+    the input arrays each read, alive and at hand (Chainer's exporter hook
+    of this name: a function's input nodes hold their arrays only weakly,
+    and a temporary's would be gone by the time the graph is converted).
 
-    name = 'onnx_chainer_recorder'
+    ``order``: the function nodes; ``in_data``: ``{id(node): arrays}``.
+    """
+
+    name = 'onnx_chainer_retain_input'
 
     def __init__(self):
         self.order = []
@@ -49,6 +54,13 @@ class _Recorder(FunctionHook):
     def forward_postprocess(self, function, in_data):
         self.order.append(function)
         self.in_data[id(function)] = tuple(in_data)
+
+
+class _Recorder(RetainInputHook):
+    """The exporter's trace: what RetainInputHook keeps (a constant input's
+    values are needed to export it)."""
+
+    name = 'onnx_chainer_recorder'
 
 
 def _is_array(x):
