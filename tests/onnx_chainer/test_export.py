@@ -542,3 +542,64 @@ def test_testing_helpers(tmp_path):
         numpy.zeros((2, 3), numpy.float32))
     with pytest.raises(AssertionError, match='output Softmax_0'):
         test_onnxruntime.check_model_expect(out)
+
+
+class _Recurrent(cpuframe.Chain):
+    def __init__(self, link, cell):
+        super().__init__()
+        self.cell = cell
+        with self.init_scope():
+            self.rnn = link
+
+    def forward(self, *xs):
+        if self.cell:
+            hy, cy, ys = self.rnn(None, None, list(xs))
+            return (hy, cy) + tuple(ys)
+        hy, ys = self.rnn(None, list(xs))
+        return (hy,) + tuple(ys)
+
+
+@pytest.mark.parametrize('device', DEVICES)
+@pytest.mark.parametrize('opset', [7, 11, MAX])
+@pytest.mark.parametrize('name', ['NStepGRU', 'NStepBiGRU', 'NStepLSTM',
+                                  'NStepBiLSTM', 'NStepRNNTanh',
+                                  'NStepBiRNNReLU'])
+def test_n_step_recurrent(name, opset, device):
+    # two layers, sequences of lengths 5, 3, 3, 1 (longest first, as
+    # Chainer's n_step functions need): every output agrees with ONNX
+    # Runtime's GRU/LSTM/RNN ops run on the padded batch
+    numpy.random.seed(7)
+    link = getattr(L, name)(2, 3, 4, 0.0)
+    xs = [_rand(n, 3, seed=30 + n) for n in (5, 3, 3, 1)]
+    m = _run(_Recurrent(link, 'LSTM' in name), xs, opset, device,
+             atol=1e-5)
+    ops = {n.op_type for n in m.graph.node}
+    assert {'GRU' if 'GRU' in name else 'LSTM' if 'LSTM' in name
+            else 'RNN'} <= ops
+
+
+class _GRUClassifier(cpuframe.Chain):
+    """Token ids -> embeddings -> a bidirectional GRU -> the last layer's
+    final states -> class scores (an NLP model's shape)."""
+
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.embed = L.EmbedID(20, 6)
+            self.gru = L.NStepBiGRU(2, 6, 5, 0.0)
+            self.out = L.Linear(10, 3)
+
+    def forward(self, *ids):
+        hy, _ = self.gru(None, [self.embed(i) for i in ids])
+        last = F.concat((hy[-2], hy[-1]), axis=1)
+        return F.softmax(self.out(last))
+
+
+@pytest.mark.parametrize('opset', [9, MAX])
+def test_gru_classifier_model(opset):
+    numpy.random.seed(11)
+    ids = [numpy.random.RandomState(n).randint(0, 20, n).astype(numpy.int32)
+           for n in (6, 4, 2)]
+    m = _run(_GRUClassifier(), ids, opset)
+    assert [i.name for i in m.graph.input] == ['Input_0', 'Input_1',
+                                                'Input_2']

@@ -11,11 +11,12 @@ from cpuframe.onnx_chainer.functions import (
     noise,
     normalization,
     pooling,
+    rnn,
 )
 
 converters = {}
 for _module in (activation, array, connection, loss, math, normalization,
-                noise, pooling):
+                noise, pooling, rnn):
     converters.update(_module.CONVERTERS)
 
 __all__ = ['converters']
