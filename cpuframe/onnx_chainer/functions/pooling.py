@@ -84,3 +84,36 @@ def _unpooling_2d(params):
 
 
 CONVERTERS['Unpooling2D'] = _unpooling_2d
+
+
+def _roi_pooling_2d(params):
+    """ROI max pooling (rows ``(batch index, x_min, y_min, x_max, y_max)``)
+    as ONNX's MaxRoiPool, which bins as Chainer does but rounds the scaled
+    coordinates half away from zero where Chainer rounds half to even: the
+    coordinates are scaled and rounded (``Round``, half to even, opset 11)
+    in the graph, and MaxRoiPool reads them at scale 1."""
+    import numpy
+
+    from cpuframe.onnx_chainer.functions._common import GraphBuilder, const
+    f = params.func
+    if params.opset_version < 11:
+        raise unsupported(params, "Chainer's rounding of the scaled "
+                          'coordinates (half to even) needs Round, opset 11')
+    x, rois = params.input_names
+    dtype = f.inputs[1].dtype
+    gb = GraphBuilder()
+
+    def columns(lo, hi):
+        names = [const(params, numpy.asarray(v, numpy.int64), k)
+                 for v, k in (([lo], 'starts'), ([hi], 'ends'),
+                              ([1], 'axes'))]
+        return gb.op('Slice', [rois] + names)
+    scale = const(params, numpy.asarray(f.spatial_scale, dtype), 'scale')
+    corners = gb.op('Round', [gb.op('Mul', [columns(1, 5), scale])])
+    rounded = gb.op('Concat', [columns(0, 1), corners], axis=1)
+    gb.op('MaxRoiPool', [x, rounded],
+          pooled_shape=[int(f.outh), int(f.outw)], spatial_scale=1.0)
+    return gb.nodes(params.output_names)
+
+
+CONVERTERS['ROIPooling2D'] = _roi_pooling_2d
