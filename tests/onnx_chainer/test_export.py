@@ -291,9 +291,16 @@ def _cases():
     }
 
 
-@pytest.mark.parametrize('opset', OPSETS)
+# Every converter at every opset in range on the NumPy path, and at the
+# sampled opsets on '@intel64' too.
+_FUNCTION_RUNS = [(o, '@numpy') for o in range(
+    onnx_chainer.MINIMUM_OPSET_VERSION, MAX + 1)] + [
+        (o, d) for o in OPSETS for d in DEVICES if d != '@numpy']
+
+
+@pytest.mark.parametrize('opset,device', _FUNCTION_RUNS)
 @pytest.mark.parametrize('case', sorted(_cases()))
-def test_function(case, opset):
+def test_function(case, opset, device):
     fn, args, lowest = _cases()[case]
     if opset < lowest:
         pytest.skip('needs opset {}'.format(lowest))
@@ -306,7 +313,7 @@ def test_function(case, opset):
         onnx.checker.check_model(m, full_check=True)
         assert 'MaxRoiPool' in [n.op_type for n in m.graph.node]
         return
-    _run(fn, args, opset, atol=atol)
+    _run(fn, args, opset, device, atol=atol)
 
 
 def test_function_on_intel64_arrays():
@@ -522,9 +529,9 @@ class _Logits(cpuframe.Chain):
 
 
 @pytest.mark.parametrize('cls,layer', [('ResNet50Layers', 'fc6'),
-                                       ('GoogLeNet', 'loss3_fc')])
+                                       ('GoogLeNet', 'loss3_fc'),
+                                       ('VGG16Layers', 'fc8')])
 def test_vision_model_exports_whole(cls, layer):
-    # (VGG16Layers exports and agrees as well, in 40 s: not run here)
     numpy.random.seed(0)
     net = getattr(L, cls)(pretrained_model=None)
     # (untrained logits reach ~1e3: float32 sums in another order differ
