@@ -234,6 +234,54 @@ def test_update_core_chainerx_falls_back_to_the_parameter_device():
     numpy.testing.assert_array_equal(p.array, numpy.full(3, 0.5))
 
 
+def _two_param_target():
+    class Holder(cpuframe.Link):
+        def __init__(self):
+            super().__init__()
+            with self.init_scope():
+                self.param = cpuframe.Parameter(
+                    numpy.arange(3, dtype=numpy.float32))
+                self.param.grad = numpy.arange(3, dtype=numpy.float32)
+    return cpuframe.ChainList(Holder(), Holder())
+
+
+@pytest.mark.parametrize('timing', [None, 'pre', 'post', 'auto'])
+@pytest.mark.parametrize('each', [None, False, True])
+def test_update_hook_call_counts_are_chainers(timing, each):
+    # Observed on Chainer 7.8.1 beside cpuframe (two parameters, one
+    # update): a hook for each parameter runs twice, an optimizer-wide one
+    # once, whatever its timing; a bare MagicMock (whose every attribute is
+    # truthy, call_for_each_param included) counts as one for each
+    # parameter. The "2 vs 3" could not be reproduced in these 12
+    # configurations nor with update-rule hooks or a loss function.
+    from unittest import mock
+    opt = cpuframe.optimizers.SGD(0.1)
+    target = _two_param_target()
+    opt.setup(target)
+    hook = mock.MagicMock()
+    if each is not None:
+        hook.call_for_each_param = each
+    kwargs = {} if timing is None else {'timing': timing}
+    opt.add_hook(hook, 'h', **kwargs)
+    opt.update()
+    assert hook.call_count == (1 if each is False else 2)
+
+
+def test_update_rule_hooks_run_once_per_parameter_and_update():
+    from unittest import mock
+    opt = cpuframe.optimizers.SGD(0.1)
+    target = _two_param_target()
+    opt.setup(target)
+    hook = mock.MagicMock()
+    for p in target.params():
+        p.update_rule.add_hook(hook, name='x')
+    opt.update()
+    assert hook.call_count == 2
+    opt.update(lambda: cpuframe.functions.sum(
+        target[0].param * target[1].param))
+    assert hook.call_count == 4
+
+
 # -- 4. testing helpers and messages ---------------------------------------------
 
 
