@@ -565,14 +565,84 @@ class Variable:
             gy = Variable(self.xp.asarray(gy.array * loss_scale,
                                           dtype=gy.dtype),
                           requires_grad=False)
+        listener = _final_leaf_listener.fn
+        given = set()
+        on_leaf = None
+        if listener is not None:
+            def on_leaf(node, g):
+                # the leaf's gradient is final: set now, then announced
+                _set_leaf_grads({node: g}, loss_scale,
+                                enable_double_backprop, given)
+                var = node.get_variable_or_none()
+                if var is not None:
+                    listener(var)
         leaf_grads = _backprop([self._node], [gy], retain_grad,
-                               enable_double_backprop)
-        _set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop)
+                               enable_double_backprop, on_leaf=on_leaf)
+        _set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop,
+                        given)
 
 
-def _set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop):
-    """Accumulate the engine's leaf gradients into the leaves' ``grad``."""
-    given = set()
+class _FinalLeafListener(threading.local):
+    fn = None
+
+
+_final_leaf_listener = _FinalLeafListener()
+
+
+class final_leaf_gradients:
+    """``with final_leaf_gradients(fn):`` makes ``Variable.backward`` (in
+    this thread) set each leaf's gradient as soon as it is final, while the
+    backward goes on, and call ``fn(variable)`` then: every function of the
+    graph that uses the leaf has contributed (the uses are counted before
+    the walk). What no function reached is set at the end, unannounced.
+
+    For communication overlapped with backward (``cpuframe.mn``): a
+    parameter's gradient can travel while the layers below it still
+    compute. Without a listener (the default) the backward counts nothing.
+    """
+
+    def __init__(self, fn):
+        self._fn = fn
+        self._outer = None
+
+    def __enter__(self):
+        self._outer = _final_leaf_listener.fn
+        _final_leaf_listener.fn = self._fn
+        return self
+
+    def __exit__(self, *exc):
+        _final_leaf_listener.fn = self._outer
+
+
+def _leaf_uses(output_nodes):
+    """``{leaf node: number of (function, input) uses}`` over the
+    functions ``output_nodes`` depend on, for the leaves that need a
+    gradient."""
+    uses = {}
+    seen = set()
+    stack = [n.creator_node for n in output_nodes
+             if n.creator_node is not None]
+    while stack:
+        func = stack.pop()
+        if func in seen:
+            continue
+        seen.add(func)
+        for node in func.inputs:
+            creator = node.creator_node
+            if creator is not None:
+                if creator not in seen:
+                    stack.append(creator)
+            elif node.requires_grad:
+                uses[node] = uses.get(node, 0) + 1
+    return uses
+
+
+def _set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop,
+                    given=None):
+    """Accumulate the engine's leaf gradients into the leaves' ``grad``
+    (``given``: ids of the gradient arrays already given to leaves)."""
+    if given is None:
+        given = set()
     for node, g in leaf_grads.items():
         var = node.get_variable_or_none()
         if var is None or g is None:
@@ -809,14 +879,16 @@ def _needed_functions(output_nodes, target_nodes):
 
 
 def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
-              target_nodes=None):
+              target_nodes=None, on_leaf=None):
     """Run backward from ``output_nodes`` seeded with ``output_grads``.
 
     Functions are visited once each, highest rank first, so every consumer
     of a variable has contributed its gradient before the variable's
     creator runs.  With ``target_nodes`` only the paths leading to them are
     walked, and the gradients of the targets are returned; otherwise the
-    gradients of the leaves (variables without creator) are returned.
+    gradients of the leaves (variables without creator) are returned, and
+    ``on_leaf(node, gradient)`` takes each leaf's instead as soon as every
+    use of the leaf has contributed (see ``final_leaf_gradients``).
     """
     from cpuframe.function_node import FunctionNode
     _base_accumulate = FunctionNode.backward_accumulate
@@ -856,6 +928,9 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                 var._grad_var = g
         return g
 
+    uses = None
+    if on_leaf is not None and target_nodes is None:
+        uses = _leaf_uses(output_nodes)
     # (take: no target to record, no gradient to keep)
     plain_take = target_nodes is None and not retain_grad
     lazy = bool(getattr(config, 'lazy_grad_sum', False))
@@ -971,6 +1046,14 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                         queued.add(creator)
                         heappush(heap, (-creator.rank, next(counter),
                                         creator))
+                    elif uses is not None and creator is None:
+                        left = uses.get(node, 0) - 1
+                        uses[node] = left
+                        if left == 0:
+                            gs = grads.pop(node)
+                            on_leaf(node, gs[0] if len(gs) == 1 else
+                                    _add_grads(gs, enable_double_backprop))
+                            gs = None
                 incoming = None
 
     finally:

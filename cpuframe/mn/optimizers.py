@@ -34,9 +34,11 @@ class _Wrapper:
         self.actual_optimizer.setup(link)
         return self
 
-    def _compute_grads(self, lossfun, args, kwds):
+    def _compute_grads(self, lossfun, args, kwds, session=None):
         """Run ``lossfun`` and backward; return True when the gradients
-        came out already divided by the number of ranks.
+        came out already divided by the number of ranks. With an overlap
+        ``session``, each parameter's gradient is handed to it as soon as
+        it is final (``variable.final_leaf_gradients``).
 
         Backward is linear in its initial gradient: seeding it with
         ``1/size`` instead of 1 makes every gradient a share of the mean at
@@ -54,29 +56,52 @@ class _Wrapper:
                      hasattr(self.communicator, '_multi_node_mean_grad_async'))
         if prescaled:
             loss.grad = loss.xp.full_like(loss.array, 1.0 / size)
-        loss.backward(loss_scale=getattr(self.actual_optimizer,
-                                         '_loss_scale', None))
+        loss_scale = getattr(self.actual_optimizer, '_loss_scale', None)
+        if session is None:
+            loss.backward(loss_scale=loss_scale)
+        else:
+            from cpuframe.variable import final_leaf_gradients
+            with final_leaf_gradients(session.ready):
+                loss.backward(loss_scale=loss_scale)
         del loss
         return prescaled
 
 
 class _MultiNodeOptimizer(_Wrapper):
+    """With ``overlap`` (and ``zero_fill``), ``update(lossfun, ...)``
+    reduces each bucket of gradients while the rest of the backward runs
+    (``MpiCommunicator._begin_overlapped_mean_grad``); the update waits for
+    the last one."""
 
-    def __init__(self, actual_optimizer, communicator, zero_fill):
+    def __init__(self, actual_optimizer, communicator, zero_fill,
+                 overlap=True):
         super().__init__(actual_optimizer, communicator, zero_fill)
         object.__setattr__(self, '_seen', None)
+        object.__setattr__(self, '_overlap', overlap)
 
     def update(self, lossfun=None, *args, **kwds):
         target = self.target
         prescaled = False
+        session = None
+        if lossfun is not None and self._overlap and self.zero_fill and \
+                self._seen is not None and \
+                _param_state(target) == self._seen and \
+                hasattr(self.communicator, '_begin_overlapped_mean_grad'):
+            session = self.communicator._begin_overlapped_mean_grad(target)
         if lossfun is not None:
-            prescaled = self._compute_grads(lossfun, args, kwds)
+            prescaled = self._compute_grads(lossfun, args, kwds, session)
         state = _param_state(target)
         if state != self._seen:
+            if session is not None:
+                session.abandon()
             object.__setattr__(self, '_seen', state)
             self.communicator.bcast_data(target)
             return
-        if prescaled:
+        if session is not None:
+            session._scale = 1.0 if prescaled else \
+                1.0 / self.communicator.size
+            session.finish()
+        elif prescaled:
             self.communicator._multi_node_mean_grad_async(
                 target, self.zero_fill, prescaled=True).wait()
         else:
@@ -134,7 +159,8 @@ class _DoubleBufferingOptimizer(_Wrapper):
 
 
 def create_multi_node_optimizer(actual_optimizer, communicator,
-                                double_buffering=False, zero_fill=True):
+                                double_buffering=False, zero_fill=True,
+                                overlap=True):
     """Wrap ``actual_optimizer`` for data-parallel training.
 
     Args:
@@ -145,6 +171,10 @@ def create_multi_node_optimizer(actual_optimizer, communicator,
             with 'pure_nccl' only; every cpuframe.mn communicator has it.
         zero_fill: a parameter that got no gradient takes part as zeros
             (otherwise it is skipped, and must be skipped on every rank).
+        overlap: (cpuframe) with ``zero_fill``, ``update(lossfun, ...)``
+            starts each bucket's allreduce as soon as its gradients are
+            final, while the backward goes on; ``False`` reduces after the
+            backward, as ChainerMN does. The means are the same either way.
     """
     if not hasattr(communicator, 'multi_node_mean_grad'):
         raise TypeError('create_multi_node_optimizer: expected a communicator '
@@ -156,4 +186,5 @@ def create_multi_node_optimizer(actual_optimizer, communicator,
                 'This communicator does not support double buffering.')
         return _DoubleBufferingOptimizer(actual_optimizer, communicator,
                                          zero_fill)
-    return _MultiNodeOptimizer(actual_optimizer, communicator, zero_fill)
+    return _MultiNodeOptimizer(actual_optimizer, communicator, zero_fill,
+                               overlap=bool(overlap))

@@ -99,6 +99,7 @@ class MpiCommunicator(CommunicatorBase):
                              'positive int, got {!r}'.format(bucket_bytes))
         self._bucket_bytes = bucket_bytes
         self._plans = {}
+        self._grad_orders = {}
         self._init_ranks()
 
     # ---------------------------------------------------------------- ranks
@@ -427,6 +428,39 @@ class MpiCommunicator(CommunicatorBase):
         return _PendingMean(entries, plans, requests,
                             1.0 if prescaled else 1.0 / self.size)
 
+    def _begin_overlapped_mean_grad(self, model, prescaled=False):
+        """A session averaging ``model``'s gradients while its backward
+        runs (``_OverlapSession``: ``ready(param)`` as each gradient is
+        final, ``finish()`` after the backward), or None where there is
+        nothing to overlap (one rank, a parameter not initialized yet).
+
+        The buckets hold the parameters in the order their gradients
+        became final in the first overlapped step (rank 0's, broadcast
+        once: the same on every rank; before that, the reverse of name
+        order), in logical element order; bucket ``k`` starts only after
+        buckets ``0..k-1``, so every rank starts the same collectives in the
+        same order whatever order its gradients come in.
+        """
+        if self.size == 1:
+            return None
+        params = sorted(model.namedparams(), key=lambda e: e[0])
+        if not params or any(p.array is None for _, p in params):
+            return None
+        entries, _ = self._params(model, 'multi_node_mean_grad', False)
+        logical = tuple((name, tuple(p.array.shape), numpy.dtype(p.dtype).str)
+                        for name, p in entries)
+        order = self._grad_orders.get(logical)
+        if order is None:
+            order = list(range(len(entries)))[::-1]
+        ordered = [entries[i] for i in order]
+        signature = tuple(
+            logical[i] + ('c' if type(entries[i][1].array) is numpy.ndarray
+                          else None,) for i in order)
+        plans = self._plan(('overlap',) + signature, ordered,
+                           self._reduce_dtype)
+        return _OverlapSession(self, logical, order, ordered, plans,
+                               1.0 if prescaled else 1.0 / self.size)
+
     def _plan(self, key, entries, reduce_dtype):
         plans = self._plans.get(key)
         if plans is None:
@@ -455,6 +489,84 @@ class _PendingMean:
         for plan, request in zip(self._plans, requests):
             request.Wait()
             plan.unpack(self._entries, 'grad', self._scale)
+
+
+class _OverlapSession:
+    """Gradient buckets reduced while backward runs (see
+    ``MpiCommunicator._begin_overlapped_mean_grad``)."""
+
+    def __init__(self, comm, logical, order, ordered, plans, scale):
+        self._comm = comm
+        self._logical = logical
+        self._order = order
+        self._ordered = ordered
+        self._plans = plans
+        self._scale = scale
+        self._position = {id(p): k for k, (_, p) in enumerate(ordered)}
+        self._bucket_of = {}
+        self._missing = []
+        for b, plan in enumerate(plans):
+            for slot in plan.slots:
+                self._bucket_of[slot[0]] = b
+            self._missing.append(len(plan.slots))
+        self._final = []        # positions, in the order they became final
+        self._is_final = set()
+        self._requests = []
+        self._started = 0
+
+    def ready(self, param):
+        """``param``'s gradient is final: its bucket starts when full (and
+        every bucket before it started); the collectives in flight are
+        driven on (MPICH progresses only inside MPI calls)."""
+        k = self._position.get(id(param))
+        if k is None or k in self._is_final:
+            return
+        self._is_final.add(k)
+        self._final.append(k)
+        self._missing[self._bucket_of[k]] -= 1
+        self._start_full()
+        if self._requests:
+            self._comm._MPI.Request.Testall(self._requests)
+
+    def _start_full(self):
+        MPI = self._comm._MPI
+        while self._started < len(self._plans) and \
+                self._missing[self._started] == 0:
+            plan = self._plans[self._started]
+            plan.pack(self._ordered, 'grad')
+            self._requests.append(self._comm.mpi_comm.Iallreduce(
+                MPI.IN_PLACE, plan.mpi_buffer(MPI), op=plan.mpi_op(MPI)))
+            self._started += 1
+
+    def finish(self):
+        """After the backward: the parameters no function reached (zero
+        gradients), every bucket left, the means stored; on the first
+        overlapped step, the order for the next ones agreed on."""
+        for k, (_, param) in enumerate(self._ordered):
+            if k in self._is_final:
+                continue
+            if param.grad is None:
+                param.grad = _zeros_like(param.array)
+            self._is_final.add(k)
+            self._final.append(k)
+            self._missing[self._bucket_of[k]] -= 1
+        self._start_full()
+        for plan, request in zip(self._plans, self._requests):
+            request.Wait()
+            plan.unpack(self._ordered, 'grad', self._scale)
+        self._requests = []
+        comm = self._comm
+        if self._logical not in comm._grad_orders:
+            mine = [self._order[k] for k in self._final]
+            comm._grad_orders[self._logical] = comm.mpi_comm.bcast(mine,
+                                                                   root=0)
+
+    def abandon(self):
+        """Complete what was started and store nothing (the step turned
+        out not to update)."""
+        for request in self._requests:
+            request.Wait()
+        self._requests = []
 
 
 def _check_one_dtype(caller, headers):
