@@ -27,8 +27,9 @@ class _Net(cpuframe.Chain):
     def __init__(self):
         super().__init__()
         with self.init_scope():
-            self.conv = L.Convolution2D(2, 8, 3, pad=1)
-            self.mid = L.Linear(8 * 16, 24)
+            # (6 filters: oneDNN's blocked layouts pad them to 8)
+            self.conv = L.Convolution2D(2, 6, 3, pad=1)
+            self.mid = L.Linear(6 * 16, 24)
             self.twice = L.Linear(24, 24)
             self.out = L.Linear(24, 3)
 
@@ -174,3 +175,28 @@ def test_lazily_initialized_links_take_the_broadcast_first(comm):
     for theirs in comm.allgather(mine):
         assert theirs.tobytes() == mine.tobytes()
     assert opt.t == 2  # the first update broadcast, the others stepped
+
+
+@pytest.mark.skipif(not intel64.is_ideep_available(),
+                    reason='needs the native module')
+def test_gradients_in_another_layout_travel_in_the_parameters(comm,
+                                                             monkeypatch):
+    # Under 'always' the convolution's filter adopts oneDNN's blocked
+    # layout, which the buckets carry raw; a gradient that arrives as a
+    # NumPy array (a small layer's backward on NumPy) is re-laid out into
+    # the filter's layout before it travels.
+    ready = mpi_communicator._OverlapSession.ready
+
+    def numpy_grads(self, param):
+        if intel64.is_native_array(param.grad):
+            param.grad = intel64.to_numpy(param.grad).copy()
+        return ready(self, param)
+
+    with cpuframe.using_config('use_ideep', 'always'):
+        want = _train(comm, '@intel64', overlap=False)
+        monkeypatch.setattr(mpi_communicator._OverlapSession, 'ready',
+                            numpy_grads)
+        got = _train(comm, '@intel64')
+    for name in want:
+        numpy.testing.assert_allclose(got[name], want[name], rtol=1e-6,
+                                      atol=1e-7, err_msg=name)

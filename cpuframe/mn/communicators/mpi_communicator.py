@@ -446,20 +446,21 @@ class MpiCommunicator(CommunicatorBase):
         params = sorted(model.namedparams(), key=lambda e: e[0])
         if not params or any(p.array is None for _, p in params):
             return None
-        entries, _ = self._params(model, 'multi_node_mean_grad', False)
-        logical = tuple((name, tuple(p.array.shape), numpy.dtype(p.dtype).str)
-                        for name, p in entries)
+        # (the parameters' layouts, the same on every rank, are the ones
+        # the gradients travel in: a gradient in another is re-laid out
+        # when it is final, see _OverlapSession.ready)
+        entries, raw = self._params(model, 'multi_node_mean_grad', False)
+        logical = tuple(e[:3] for e in raw)
         order = self._grad_orders.get(logical)
         if order is None:
             order = list(range(len(entries)))[::-1]
         ordered = [entries[i] for i in order]
-        signature = tuple(
-            logical[i] + ('c' if type(entries[i][1].array) is numpy.ndarray
-                          else None,) for i in order)
+        signature = tuple(raw[i] for i in order)
         plans = self._plan(('overlap',) + signature, ordered,
                            self._reduce_dtype)
         return _OverlapSession(self, logical, order, ordered, plans,
-                               1.0 if prescaled else 1.0 / self.size)
+                               1.0 if prescaled else 1.0 / self.size,
+                               [e[3] for e in signature])
 
     def _plan(self, key, entries, reduce_dtype):
         plans = self._plans.get(key)
@@ -495,8 +496,10 @@ class _OverlapSession:
     """Gradient buckets reduced while backward runs (see
     ``MpiCommunicator._begin_overlapped_mean_grad``)."""
 
-    def __init__(self, comm, logical, order, ordered, plans, scale):
+    def __init__(self, comm, logical, order, ordered, plans, scale,
+                 layouts):
         self._comm = comm
+        self._layouts = layouts
         self._logical = logical
         self._order = order
         self._ordered = ordered
@@ -521,12 +524,37 @@ class _OverlapSession:
         k = self._position.get(id(param))
         if k is None or k in self._is_final:
             return
+        self._in_planned_layout(k, param)
         self._is_final.add(k)
         self._final.append(k)
         self._missing[self._bucket_of[k]] -= 1
         self._start_full()
         if self._requests:
             self._comm._MPI.Request.Testall(self._requests)
+
+    def _in_planned_layout(self, k, param):
+        """A gradient of a native parameter travels in the parameter's
+        layout (the plan's): one in another layout, or a NumPy one of a
+        laid-out parameter, is re-laid out first."""
+        planned = self._layouts[k]
+        if not isinstance(planned, tuple):
+            return
+        from cpuframe.backends import intel64
+        grad = param.grad
+        if intel64.is_native_array(grad) and \
+                _reduce_dtype.layout_key(grad) == planned:
+            return
+        array = param.array
+        if _reduce_dtype.layout_key(array) != planned:
+            raise RuntimeError(
+                'multi_node_mean_grad: parameter {!r} changed its memory '
+                'layout during the step; its gradient cannot travel in the '
+                'planned one'.format(self._ordered[k][0]))
+        if array.is_plain and not intel64.is_native_array(grad):
+            return  # (a NumPy gradient of a plain parameter: the same order)
+        laid_out = intel64.mdarray.empty_like(array)
+        laid_out.copy_from(grad)
+        param.grad = laid_out
 
     def _start_full(self):
         MPI = self._comm._MPI
@@ -547,6 +575,7 @@ class _OverlapSession:
                 continue
             if param.grad is None:
                 param.grad = _zeros_like(param.array)
+            self._in_planned_layout(k, param)
             self._is_final.add(k)
             self._final.append(k)
             self._missing[self._bucket_of[k]] -= 1
