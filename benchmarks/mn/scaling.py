@@ -176,9 +176,9 @@ def launch(n, args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--models', default='resnet50,alexnet')
-    parser.add_argument('--overlap', choices=('on', 'off'), default='on',
+    parser.add_argument('--overlap', choices=('on', 'off'), default='off',
                         help='reduce gradient buckets while backward runs '
-                             '(the default) or after it')
+                             '(on) or after it (off, the default)')
     parser.add_argument('--batch', type=int, default=16)
     parser.add_argument('--iters', type=int, default=5)
     parser.add_argument('--warmup', type=int, default=1)

@@ -74,7 +74,7 @@ class _MultiNodeOptimizer(_Wrapper):
     the last one."""
 
     def __init__(self, actual_optimizer, communicator, zero_fill,
-                 overlap=True):
+                 overlap=False):
         super().__init__(actual_optimizer, communicator, zero_fill)
         object.__setattr__(self, '_seen', None)
         object.__setattr__(self, '_overlap', overlap)
@@ -160,7 +160,7 @@ class _DoubleBufferingOptimizer(_Wrapper):
 
 def create_multi_node_optimizer(actual_optimizer, communicator,
                                 double_buffering=False, zero_fill=True,
-                                overlap=True):
+                                overlap=False):
     """Wrap ``actual_optimizer`` for data-parallel training.
 
     Args:
@@ -173,8 +173,15 @@ def create_multi_node_optimizer(actual_optimizer, communicator,
             (otherwise it is skipped, and must be skipped on every rank).
         overlap: (cpuframe) with ``zero_fill``, ``update(lossfun, ...)``
             starts each bucket's allreduce as soon as its gradients are
-            final, while the backward goes on; ``False`` reduces after the
-            backward, as ChainerMN does. The means are the same either way.
+            final, while the backward goes on; ``False`` (the default)
+            reduces after the backward, as ChainerMN does. The means are the
+            same either way. MPICH moves a started collective only inside
+            MPI calls: the overlap polls at each final gradient, which
+            hides little; with a core to spare per rank, run with
+            ``MPIR_CVAR_ASYNC_PROGRESS=1`` (a progress thread) for the
+            communication to go on during the backward's long kernels.
+            Measured on a 2-core machine (benchmarks/mn/README.md) it did
+            not pay there: no core is free for the progress.
     """
     if not hasattr(communicator, 'multi_node_mean_grad'):
         raise TypeError('create_multi_node_optimizer: expected a communicator '
