@@ -597,8 +597,12 @@ def test_n_step_recurrent(name, opset, device):
     m = _run(_Recurrent(link, 'LSTM' in name), xs, opset, device,
              atol=1e-5)
     ops = {n.op_type for n in m.graph.node}
-    assert {'GRU' if 'GRU' in name else 'LSTM' if 'LSTM' in name
-            else 'RNN'} <= ops
+    if intel64.is_ideep_available():
+        # one NStepRNN node, exported as ONNX's recurrent op (without the
+        # native module n_step_* is built of its cells' functions, which
+        # export one by one, and agree just the same)
+        assert {'GRU' if 'GRU' in name else 'LSTM' if 'LSTM' in name
+                else 'RNN'} <= ops
 
 
 class _GRUClassifier(cpuframe.Chain):
