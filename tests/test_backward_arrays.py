@@ -141,13 +141,22 @@ def _assert_bitwise(got, expected):
         assert g.tobytes() == e.tobytes()
 
 
-@pytest.mark.parametrize('device', DEVICES)
+# '@intel64' under 'always': every supported call takes its oneDNN route
+# (under the default 'auto' these small arrays take the NumPy path, also
+# checked)
+DEVICE_MODES = [('@numpy', 'auto')] + (
+    [('@intel64', 'always'), ('@intel64', 'auto')]
+    if intel64.is_ideep_available() else [])
+
+
+@pytest.mark.parametrize('device,mode', DEVICE_MODES)
 @pytest.mark.parametrize('special', [False, True])
 @pytest.mark.parametrize('case', sorted(_cases(False)))
-def test_backward_arrays_equals_backward_bit_for_bit(case, special, device):
+def test_backward_arrays_equals_backward_bit_for_bit(case, special, device,
+                                                      mode):
     leaves, fn = _cases(special)[case]
     device = cpuframe.get_device(device)
-    with numpy.errstate(all='ignore'):
+    with numpy.errstate(all='ignore'), using_config('use_ideep', mode):
         fast = _grads(leaves, fn, device, True)
         ran = list(_ran)
         slow = _grads(leaves, fn, device, False)
