@@ -77,3 +77,20 @@ def reduce_op(params, gb, op, x, axes, keepdims):
 def onnx_float_type(dtype):
     """The TensorProto element type of a NumPy float dtype (for Cast)."""
     return {2: 10, 4: 1, 8: 11}[numpy.dtype(dtype).itemsize]
+
+
+def slice_op(params, gb, x, starts, ends, axes, steps=None):
+    """A Slice of ``x`` inside a GraphBuilder, its output name: starts,
+    ends, axes (and steps) as inputs from opset 10, as attributes before
+    (where a step other than 1 cannot be said: that raises)."""
+    if params.opset_version >= 10:
+        values = [(starts, 'starts'), (ends, 'ends'), (axes, 'axes')]
+        if steps is not None:
+            values.append((steps, 'steps'))
+        names = [const(params, numpy.asarray(v, numpy.int64), k)
+                 for v, k in values]
+        return gb.op('Slice', [x] + names)
+    if steps is not None and any(st != 1 for st in steps):
+        raise unsupported(params, 'a step other than 1 needs opset 10')
+    return gb.op('Slice', [x], starts=list(starts), ends=list(ends),
+                 axes=list(axes))

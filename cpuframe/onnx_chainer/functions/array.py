@@ -2,7 +2,13 @@
 import numpy
 
 from cpuframe.onnx_chainer.context import to_numpy
-from cpuframe.onnx_chainer.functions._common import const, ints_input, node, unsupported
+from cpuframe.onnx_chainer.functions._common import (
+    const,
+    ints_input,
+    node,
+    slice_op,
+    unsupported,
+)
 
 
 def _reshape(params):
@@ -140,16 +146,7 @@ def _get_item(params):
     gb = GraphBuilder()
     x = params.input_names[0]
     if axes:
-        if params.opset_version >= 10:
-            names = [const(params, numpy.asarray(v, numpy.int64), n)
-                     for v, n in ((starts, 'starts'), (ends, 'ends'),
-                                  (axes, 'axes'), (steps, 'steps'))]
-            x = gb.op('Slice', [x] + names)
-        else:
-            if any(st != 1 for st in steps):
-                raise unsupported(params, 'a step other than 1 needs opset '
-                                  '10')
-            x = gb.op('Slice', [x], starts=starts, ends=ends, axes=axes)
+        x = slice_op(params, gb, x, starts, ends, axes, steps)
     if squeezed:
         x = _squeeze_unsqueeze(params, gb, x, 'Squeeze', squeezed)
     if unsqueezed:
@@ -207,15 +204,7 @@ def _get_item_advanced(params, shape, slices):
             axes.append(i)
             steps.append(step)
     if axes:
-        if params.opset_version >= 10:
-            names = [const(params, numpy.asarray(v, numpy.int64), n)
-                     for v, n in ((starts, 'starts'), (ends, 'ends'),
-                                  (axes, 'axes'), (steps, 'steps'))]
-            x = gb.op('Slice', [x] + names)
-        elif any(st != 1 for st in steps):
-            raise unsupported(params, 'a step other than 1 needs opset 10')
-        else:
-            x = gb.op('Slice', [x], starts=starts, ends=ends, axes=axes)
+        x = slice_op(params, gb, x, starts, ends, axes, steps)
     dim = shape[axis]
     # (negative indices counted from the end here: Gather takes them only
     # from opset 11)

@@ -51,7 +51,11 @@ def _unpooling_2d(params):
     to the output size (``cover_all`` drops the last ``stride - 1``)."""
     import numpy
 
-    from cpuframe.onnx_chainer.functions._common import GraphBuilder, const
+    from cpuframe.onnx_chainer.functions._common import (
+        GraphBuilder,
+        const,
+        slice_op,
+    )
     f = params.func
     if tuple(f.ksize) != tuple(f.stride) or any(p_ != 0 for p_ in f.pad):
         raise unsupported(params, 'ksize {} with stride {} and pad {} (the '
@@ -70,14 +74,7 @@ def _unpooling_2d(params):
     x = gb.op('Reshape', [x, const(params, numpy.asarray(
         [0, 0, h * sy, w * sx], numpy.int64), 'shape')])
     if (out_h, out_w) != (h * sy, w * sx):
-        if params.opset_version >= 10:
-            names = [const(params, numpy.asarray(v, numpy.int64), k)
-                     for v, k in (([0, 0], 'starts'), ([out_h, out_w], 'ends'),
-                                  ([2, 3], 'axes'))]
-            x = gb.op('Slice', [x] + names)
-        else:
-            x = gb.op('Slice', [x], starts=[0, 0], ends=[out_h, out_w],
-                      axes=[2, 3])
+        x = slice_op(params, gb, x, [0, 0], [out_h, out_w], [2, 3])
     else:
         x = gb.op('Identity', [x])
     return gb.nodes(params.output_names)
@@ -94,7 +91,11 @@ def _roi_pooling_2d(params):
     in the graph, and MaxRoiPool reads them at scale 1."""
     import numpy
 
-    from cpuframe.onnx_chainer.functions._common import GraphBuilder, const
+    from cpuframe.onnx_chainer.functions._common import (
+        GraphBuilder,
+        const,
+        slice_op,
+    )
     f = params.func
     if params.opset_version < 11:
         raise unsupported(params, "Chainer's rounding of the scaled "
@@ -104,10 +105,7 @@ def _roi_pooling_2d(params):
     gb = GraphBuilder()
 
     def columns(lo, hi):
-        names = [const(params, numpy.asarray(v, numpy.int64), k)
-                 for v, k in (([lo], 'starts'), ([hi], 'ends'),
-                              ([1], 'axes'))]
-        return gb.op('Slice', [rois] + names)
+        return slice_op(params, gb, rois, [lo], [hi], [1])
     scale = const(params, numpy.asarray(f.spatial_scale, dtype), 'scale')
     corners = gb.op('Round', [gb.op('Mul', [columns(1, 5), scale])])
     rounded = gb.op('Concat', [columns(0, 1), corners], axis=1)

@@ -18,6 +18,7 @@ import numpy
 from cpuframe.onnx_chainer.functions._common import (
     GraphBuilder,
     const,
+    slice_op,
     unsupported,
 )
 
@@ -33,15 +34,6 @@ _GATES = {
 
 def _shape(params, values):
     return const(params, numpy.asarray(values, numpy.int64), 'shape')
-
-
-def _slice(params, gb, x, starts, ends, axes):
-    if params.opset_version >= 10:
-        names = [const(params, numpy.asarray(v, numpy.int64), k)
-                 for v, k in ((starts, 'starts'), (ends, 'ends'),
-                              (axes, 'axes'))]
-        return gb.op('Slice', [x] + names)
-    return gb.op('Slice', [x], starts=starts, ends=ends, axes=axes)
 
 
 def _stack_rows(params, gb, names, lead):
@@ -116,10 +108,10 @@ def _n_step_rnn(params):
             gb.op('Concat', v, axis=0) if n_dirs > 1 else v[0]
             for v in (ws, rs, bs))
         rows = [layer * n_dirs, (layer + 1) * n_dirs]
-        h0 = _slice(params, gb, hx, [rows[0]], [rows[1]], [0])
+        h0 = slice_op(params, gb, hx, [rows[0]], [rows[1]], [0])
         inputs = [x, w_all, r_all, b_all, seq_lens, h0]
         if has_cell:
-            inputs.append(_slice(params, gb, cx, [rows[0]], [rows[1]], [0]))
+            inputs.append(slice_op(params, gb, cx, [rows[0]], [rows[1]], [0]))
         outs = gb.op(op, inputs, num_outputs=3 if has_cell else 2, **attrs)
         y, h_final = outs[0], outs[1]
         h_finals.append(h_final)
@@ -137,11 +129,11 @@ def _n_step_rnn(params):
                            [out[k]], **({'axis': 0} if len(parts) > 1
                                         else {}))
     for t, name in enumerate(out[len(finals):]):
-        step = _slice(params, gb, x, [t], [t + 1], [0])
+        step = slice_op(params, gb, x, [t], [t + 1], [0])
         step = gb.op('Reshape', [step, _shape(params,
                                               [n_batch, in_size])])
         if batches[t] < n_batch:
-            step = _slice(params, gb, step, [0], [batches[t]], [0])
+            step = slice_op(params, gb, step, [0], [batches[t]], [0])
         gb.op_output_named('Identity', [step], [name])
     return gb.nodes()
 
@@ -153,7 +145,7 @@ def _transpose_sequence(params):
     lengths = [int(n.shape[0]) for n in f.inputs]
     gb = GraphBuilder()
     for t, name in enumerate(params.output_names):
-        rows = [_slice(params, gb, x, [t], [t + 1], [0])
+        rows = [slice_op(params, gb, x, [t], [t + 1], [0])
                 for x, n in zip(params.input_names, lengths) if n > t]
         gb.op_output_named('Concat' if len(rows) > 1 else 'Identity', rows,
                            [name], **({'axis': 0} if len(rows) > 1 else {}))
