@@ -40,14 +40,18 @@ def as_layout(x, layout):
     nsp = x.ndim - 2
     if layout == 'nhwc':
         return t.reorder('a' + ''.join(chr(ord('c') + i) for i in range(nsp)) + 'b')
-    # A 1x1 identity convolution gives the same values in oneDNN's blocked
-    # layout (aBcd16b and alike).
+    # A 1x1 convolution gives oneDNN's blocked layout (aBcd16b and alike);
+    # the values are reordered into it (a product with the identity would
+    # turn an inf into NaN in the other channels: inf * 0).
     c = x.shape[1]
     W = numpy.eye(c, dtype=numpy.float32).reshape((c, c) + (1,) * nsp)
     dnnl = intel64.native()
     dnnl = getattr(dnnl, '_real', dnnl)  # not recorded by ``calls``
-    y = dnnl.convolution_forward(
-        x, W, None, [1] * nsp, [1] * nsp, [0] * nsp, [0] * nsp)
+    like = dnnl.convolution_forward(
+        numpy.zeros(x.shape, numpy.float32), W, None, [1] * nsp, [1] * nsp,
+        [0] * nsp, [0] * nsp)
+    assert not like.is_plain
+    y = t.reorder_to_layout_of(like)
     assert not y.is_plain
     return y
 

@@ -80,6 +80,39 @@ def _like_input(array, like):
         intel64.to_numpy(array)
 
 
+def _as_input_type(array, like):
+    """The NumPy ``array`` in the type (and storage) of the input ``like``."""
+    if not intel64.is_native_array(like):
+        return array
+    if like.storage_dtype == 'bfloat16':
+        return intel64.native().to_bfloat16(array)
+    return intel64.from_numpy(numpy.ascontiguousarray(array))
+
+
+# Where oneDNN's batch normalization and the NumPy path part (issue 29):
+# oneDNN sums (x - mean) * gy before scaling by r = 1 / sqrt(var + eps)
+# (the NumPy path scales first), so a variance that overflows float32
+# (r = 0) or a large x - mean beside a large gy overflows there (0 * inf =
+# NaN over a whole channel, inf where the reference is finite), and in
+# blocked layouts an inf or NaN in one channel turned its neighbours' y
+# NaN. The route keeps inputs whose statistics and gradient sums are far
+# from float32's limit; the rest (rare) is computed by the NumPy path. The
+# checks read per-channel figures, except one scan of gy when oneDNN is to
+# write gx over it (it could not be recomputed after).
+_SAFE = float(numpy.finfo(numpy.float32).max) / 16
+
+
+def _statistics_finite(mean, var):
+    return bool(numpy.isfinite(mean).all() and numpy.isfinite(var).all())
+
+
+def _deviation_bound(inv_std, m):
+    """A bound of |x - mean| per channel: sqrt(m * var) <= sqrt(m) / r."""
+    r = numpy.asarray(inv_std, numpy.float64).ravel()
+    with numpy.errstate(divide='ignore'):
+        return numpy.sqrt(float(m)) / r
+
+
 class _BatchNormalizationImpl:
     """How a BatchNormalization call computes (Chainer 7's interface).
 
@@ -228,11 +261,38 @@ class BatchNormalizationGrad(FunctionNode):
 
     def forward_intel64(self, inputs):
         x, gamma, gy = inputs
+        m = _standardize.reduced_size(x.shape, self.axes)
+        bound = _deviation_bound(self.inv_std, m)
+        overwrite = self.overwrite_gy and self._gy_small(gy, m, bound)
         gx, ggamma, gbeta = intel64.native().batch_normalization_backward(
-            x, gamma, gy, self._intel64_ctx, overwrite_gy=self.overwrite_gy)
+            x, gamma, gy, self._intel64_ctx, overwrite_gy=overwrite)
+        if not self._sums_safe(ggamma, gbeta, bound):
+            # gy is intact (not overwritten): the reference computes it.
+            gx, ggamma, gbeta = self.forward(
+                tuple(intel64.to_numpy(a) for a in inputs))
+            return (_as_input_type(gx, x), _as_input_type(ggamma, gamma),
+                    _as_input_type(gbeta, gamma))
         # Each gradient in the type of its input (gamma's for beta's too).
         return (_like_input(gx, x), _like_input(ggamma, gamma),
                 _like_input(gbeta, gamma))
+
+    @staticmethod
+    def _gy_small(gy, m, bound):
+        """Whether every |gy| is small enough that oneDNN's sums pass
+        ``_sums_safe``: m * |gy| * |x - mean| and its product with
+        |x - mean| again stay below float32's limit (one scan of gy)."""
+        dev = max(1.0, float(bound.max()))
+        limit = _SAFE / (float(m) ** 1.5 * dev * dev)
+        return limit > 0 and intel64.all_within(gy, -limit, limit)
+
+    @staticmethod
+    def _sums_safe(ggamma, gbeta, bound):
+        ggamma = numpy.asarray(ggamma, numpy.float64).ravel()
+        if not (numpy.isfinite(ggamma).all() and
+                numpy.isfinite(numpy.asarray(gbeta)).all()):
+            return False
+        # gx reads (x - mean) * ggamma: it must not overflow either.
+        return bool((bound * numpy.abs(ggamma) < _SAFE).all())
 
     def backward(self, indexes, grad_outputs):
         from cpuframe.functions.array.reshape import reshape
@@ -364,6 +424,13 @@ class BatchNormalization(FunctionNode):
                 x, gamma, beta, self.eps)
         # Plain (C,) tensors: views, no copies.
         mean, var = numpy.asarray(mean), numpy.asarray(var)
+        if not _statistics_finite(mean, var):
+            # An inf or NaN in x, or a variance beyond float32: the NumPy
+            # path's result, and its backward (see _SAFE).
+            self._intel64_ctx = None
+            with numpy.errstate(all='ignore'):
+                y, = self.forward(tuple(intel64.to_numpy(a) for a in inputs))
+            return _as_input_type(y, x),
         keep = _keep_shape(x.shape, axes)
         # What the NumPy backward (and the double backward) use.
         self.mean = mean.reshape(keep)

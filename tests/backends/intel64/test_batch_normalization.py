@@ -287,3 +287,105 @@ def test_bad_input_raises(dnnl, rng):
     y, mean, var, ctx = dnnl.batch_normalization_forward(x, g, g, 1e-5)
     with pytest.raises(ValueError, match='batch_normalization_backward'):
         dnnl.batch_normalization_backward(x, g, x[:1], ctx)
+
+
+def _edge_case(kind, shape, rng):
+    x = (rng.standard_normal(shape) * 2 + 0.5).astype(numpy.float32)
+    gy = rng.standard_normal(shape).astype(numpy.float32)
+    first = (0, 1) + (0,) * (len(shape) - 2)
+    last = (shape[0] - 1, 1) + tuple(s - 1 for s in shape[2:])
+    if kind == 'huge_x':  # the variance overflows: r = 0 in that channel
+        x[first] = 3e38
+    elif kind == 'huge_pair':
+        x[first], x[last] = 3e38, -3e38
+    elif kind == 'large_x':  # finite variance, but (x - mean) * gy overflows
+        x[first] = 1e19
+        gy[last] = 1e22
+    elif kind == 'huge_gy':
+        gy[first] = 3e38
+        gy[last] = 3e38
+    elif kind == 'inf_x':
+        x[first] = numpy.inf
+    elif kind == 'nan_x':
+        x[first] = numpy.nan
+    elif kind == 'inf_gy':
+        gy[first] = -numpy.inf
+    elif kind == 'nan_gy':
+        gy[first] = numpy.nan
+    return x, gy
+
+
+def check_special(got, ref, kind):
+    # The same NaN and infinities as the NumPy path, the rest close to it
+    # (large_x's channel 1 is ill-conditioned: gx there is a difference of
+    # terms ~1e4 times its size, so only its finiteness is compared).
+    if kind == 'large_x':
+        got, ref = dict(got), dict(ref)
+        for out in (got, ref):
+            out['gx'] = numpy.isfinite(out['gx']).astype(numpy.float32)
+    for k in ('y', 'gx', 'ggamma', 'gbeta'):
+        g, r = got[k], ref[k]
+        numpy.testing.assert_array_equal(numpy.isnan(g), numpy.isnan(r),
+                                         err_msg=k)
+        numpy.testing.assert_array_equal(numpy.isposinf(g),
+                                         numpy.isposinf(r), err_msg=k)
+        numpy.testing.assert_array_equal(numpy.isneginf(g),
+                                         numpy.isneginf(r), err_msg=k)
+        ok = numpy.isfinite(r)
+        scale = max(1.0, float(numpy.abs(r[ok]).max())) if ok.any() else 1
+        numpy.testing.assert_allclose(g[ok], r[ok], rtol=1e-4,
+                                      atol=2e-5 * scale, err_msg=k)
+
+
+EDGE_KINDS = ['huge_x', 'huge_pair', 'large_x', 'huge_gy', 'inf_x', 'nan_x',
+              'inf_gy', 'nan_gy']
+
+
+@pytest.mark.parametrize('kind', EDGE_KINDS)
+@pytest.mark.parametrize('shape', [(4, 3, 5, 5), (16, 32, 8, 8), (6, 3)])
+@pytest.mark.parametrize('layout', ['numpy', 'plain', 'blocked'])
+def test_special_values_match_numpy_path(kind, shape, layout, rng):
+    # Issue 29: one 3e38 in a channel made oneDNN's whole gx of that
+    # channel NaN (its sum of (x - mean) * gy overflows, times r = 0).
+    x, gy = _edge_case(kind, shape, rng)
+    gamma, beta = params(rng, shape[1])
+    with numpy.errstate(all='ignore'):
+        ref = run_bn(x, gamma, beta, 'numpy', 'never', gy=gy)
+        got = run_bn(x, gamma, beta, layout, 'always', gy=gy)
+    check_special(got, ref, kind)
+
+
+@pytest.mark.parametrize('kind', ['inf_x', 'nan_x', 'huge_x', 'inf_var',
+                                  'huge_var', 'nan_mean', 'huge_mean'])
+@pytest.mark.parametrize('layout', ['numpy', 'plain', 'blocked'])
+def test_fixed_special_values_match_numpy_path(kind, layout, rng):
+    shape = (4, 3, 5, 5)
+    x = (rng.standard_normal(shape) * 2 + 0.5).astype(numpy.float32)
+    gamma, beta = params(rng, 3)
+    mean = rng.standard_normal(3).astype(numpy.float32)
+    var = rng.uniform(0.5, 2, 3).astype(numpy.float32)
+    special = {'inf_x': numpy.inf, 'nan_x': numpy.nan, 'huge_x': 3e38}
+    if kind in special:
+        x[0, 1, 0, 0] = special[kind]
+    elif kind == 'inf_var':
+        var[1] = numpy.inf
+    elif kind == 'huge_var':
+        var[1] = 3e38
+    elif kind == 'nan_mean':
+        mean[1] = numpy.nan
+    else:
+        mean[1] = -3e38
+    outs = {}
+    for mode, lay in (('never', 'numpy'), ('always', layout)):
+        plain = 'numpy' if lay in NUMPY_LAYOUTS else 'plain'
+        with using_config('use_ideep', mode), numpy.errstate(all='ignore'):
+            y = F.fixed_batch_normalization(
+                Variable(as_layout(x, lay)), as_layout(gamma, plain),
+                as_layout(beta, plain), as_layout(mean, plain),
+                as_layout(var, plain))
+        outs[mode] = numpy.asarray(y.array)
+    got, ref = outs['always'], outs['never']
+    for test in (numpy.isnan, numpy.isposinf, numpy.isneginf):
+        numpy.testing.assert_array_equal(test(got), test(ref))
+    ok = numpy.isfinite(ref)
+    numpy.testing.assert_allclose(got[ok], ref[ok], rtol=1e-4, atol=1e-4)
