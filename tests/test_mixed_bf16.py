@@ -982,3 +982,63 @@ def test_backward_runs_in_the_mode_of_its_forward():
         grads(cpuframe.mixed_bf16, numpy.float32)[0], mixed[0])
     numpy.testing.assert_array_equal(
         grads(numpy.float32, cpuframe.mixed_bf16)[0], f32[0])
+
+
+# -- non-finite values and the bf16 convolution kernels (issue 29) ----------
+
+def _nonfinite_conv_case(where):
+    x = _rand((2, 8, 7, 7))
+    W = _rand((6, 8, 3, 3), 1, 0.3)
+    if where in ('x', 'both'):
+        x[0, 1, 3, 3] = numpy.inf
+        x[1, 2, 0, 6] = -numpy.inf
+    if where in ('W', 'both'):
+        W[1, 2, 0, 0] = numpy.nan
+        W[2, 0, 1, 1] = numpy.inf
+    return x, W
+
+
+@needs_bf16
+@pytest.mark.parametrize('where', ['x', 'W', 'both'])
+@pytest.mark.parametrize('pad', [0, 1])
+def test_conv_with_nonfinite_inputs_matches_reference(where, pad):
+    # On AMX, oneDNN's bf16 kernels made NaN at outputs whose window holds
+    # no inf, and extra NaN in gx from a non-finite W.
+    x, W = _nonfinite_conv_case(where)
+
+    def f(x, W):
+        return F.convolution_2d(x, W, pad=pad)
+    with numpy.errstate(all='ignore'):
+        ref = _run('never', f, (x, W))
+        got = _run('always', f, (x, W))
+    _close(got[0], ref[0], 2, 'y')
+    for i, name in enumerate(('gx', 'gW')):
+        _close(got[1][i], ref[1][i], 4, name)
+
+
+@needs_native
+@pytest.mark.parametrize('where', ['x', 'W', 'none'])
+def test_bf16_convolutions_decline_nonfinite_inputs(where, monkeypatch):
+    # The rule itself, on any CPU: in the mode (as where oneDNN computes in
+    # bf16) the convolution, its input gradient (a deconvolution) and its
+    # filter gradient take the NumPy path for inputs with inf or NaN.
+    from cpuframe.functions.connection.convolution_nd import (
+        ConvolutionND, ConvolutionNDGradW)
+    from cpuframe.functions.connection.deconvolution_nd import DeconvolutionND
+    x, W = _nonfinite_conv_case(where if where != 'none' else '')
+    gy = _rand((2, 6, 7, 7), 3)
+    # (pad 0: with padding a non-finite W is declined in float32 too)
+    nodes = [(ConvolutionND(2, pad=0), (x, W), 'xW'),
+             (DeconvolutionND(2, 1, 1, outsize=(7, 7)), (gy, W), 'W'),
+             (ConvolutionNDGradW(2, (3, 3), (1, 1), (1, 1), (1, 1), 1,
+                                 (False, False), numpy.float32),
+              (x, gy), 'x')]
+    for mode_on in (False, True):
+        monkeypatch.setattr(_bf16, 'active', lambda: mode_on)
+        for node, inputs, reads in nodes:
+            want = not mode_on or where == 'none' or where not in reads
+            assert node.intel64_supports(inputs) == want, (
+                type(node).__name__, mode_on)
+            if where == 'x' and reads == 'xW':
+                md = tuple(intel64.from_numpy(a) for a in inputs)
+                assert node.intel64_supports(md) == want

@@ -113,6 +113,7 @@ from cpuframe.backends.intel64._routing import (  # noqa: F401
     all_within,
     any_native,
     auto_profitable,
+    finite_for_bf16,
     geometry_supported,
     has_nan,
     large_enough,

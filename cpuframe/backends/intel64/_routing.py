@@ -76,6 +76,24 @@ def all_within(x, low=-_FLOAT32_MAX, high=_FLOAT32_MAX):
     return bool(_pkg.native().all_within(x, low, high))
 
 
+def finite_for_bf16(arrays):
+    """Whether these arrays (None skipped) may take a bfloat16 convolution
+    route: always outside the mixed_bf16 mode (one attribute read); in it,
+    where oneDNN computes in bf16, only arrays free of inf and NaN.
+
+    oneDNN's bf16 convolution kernels (AMX tiles) spread a non-finite value
+    beyond the outputs it reaches: an inf in x gave NaN at outputs whose
+    window does not hold it, an inf or NaN in W extra NaN in gx, where the
+    float32 route and the mode's NumPy path are right. Such inputs take the
+    NumPy path of the mode (one read of each array; cached per version for
+    mdarrays, so a weight is read once per update).
+    """
+    from cpuframe import _bf16
+    if not _bf16.active():
+        return True
+    return all(a is None or all_within(a) for a in arrays)
+
+
 # Strides, pads and dilations from here on take the NumPy path: oneDNN creates
 # no primitive for some (stride 2**31 fails), and a window option this large
 # only ever meets mostly padding; 2**20 leaves every real case routed.

@@ -97,7 +97,9 @@ class ConvolutionND(FunctionNode):
         # W, so a NaN or infinite weight makes NaN at the borders there.
         return intel64.all_float32(inputs) and 1 <= self.ndim <= 3 and \
             intel64.geometry_supported(inputs, self._options()) and (
-                not padded(self.pad, self._cover_all) or intel64.all_within(inputs[1]))
+                not padded(self.pad, self._cover_all) or
+                intel64.all_within(inputs[1])) and \
+            intel64.finite_for_bf16(inputs[:2])
 
     def _options(self):
         return self.stride + self.pad + self.dilate
@@ -225,7 +227,9 @@ class ConvolutionNDGradW(FunctionNode):
             intel64.geometry_supported(
                 tuple(inputs) + (tuple(self.ksize),),
                 self.stride + self.pad + self.dilate) and (
-                not padded(self.pad, self.cover_all) or intel64.all_within(inputs[1]))
+                not padded(self.pad, self.cover_all) or
+                intel64.all_within(inputs[1])) and \
+            intel64.finite_for_bf16(inputs)
 
     def intel64_profitable(self, inputs):
         x, gy = inputs

@@ -125,7 +125,9 @@ class DeconvolutionND(FunctionNode):
 
     def intel64_supports(self, inputs):
         return intel64.all_float32(inputs) and 1 <= self.ndim <= 3 and \
-            intel64.geometry_supported(inputs, self.stride + self.pad + self.dilate)
+            intel64.geometry_supported(
+                inputs, self.stride + self.pad + self.dilate) and \
+            intel64.finite_for_bf16(inputs[:2])
 
     def intel64_profitable(self, inputs):
         x, W = inputs[0], inputs[1]
