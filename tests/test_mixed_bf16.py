@@ -1023,7 +1023,9 @@ def test_bf16_convolutions_decline_nonfinite_inputs(where, monkeypatch):
     # bf16) the convolution, its input gradient (a deconvolution) and its
     # filter gradient take the NumPy path for inputs with inf or NaN.
     from cpuframe.functions.connection.convolution_nd import (
-        ConvolutionND, ConvolutionNDGradW)
+        ConvolutionND,
+        ConvolutionNDGradW,
+    )
     from cpuframe.functions.connection.deconvolution_nd import DeconvolutionND
     x, W = _nonfinite_conv_case(where if where != 'none' else '')
     gy = _rand((2, 6, 7, 7), 3)
@@ -1034,7 +1036,7 @@ def test_bf16_convolutions_decline_nonfinite_inputs(where, monkeypatch):
                                  (False, False), numpy.float32),
               (x, gy), 'x')]
     for mode_on in (False, True):
-        monkeypatch.setattr(_bf16, 'active', lambda: mode_on)
+        monkeypatch.setattr(_bf16, 'active', lambda on=mode_on: on)
         for node, inputs, reads in nodes:
             want = not mode_on or where == 'none' or where not in reads
             assert node.intel64_supports(inputs) == want, (
