@@ -168,6 +168,10 @@ class _CpuframeRunner:
     def mark_timed_start(self):
         self._creations_timed_start = self._creations()
 
+    def profile(self):
+        """Each op's time and arrays in one step (roofline.profile_step)."""
+        return _sibling('roofline').profile_step(self.step, iterations=2)
+
     def extra(self):
         out = dict(self.info)
         if self.routes is not None:
@@ -329,6 +333,7 @@ def worker_main(cfg):
           'build_peak_rss_mb': build_peak, 'rss_peak_reset': reset,
           'baseline_rss_mb': _rss_peak_mb()})
     first = True
+    peak_before_profile = None
     for line in sys.stdin:
         command = line.strip()
         if command == 'timed':
@@ -344,8 +349,22 @@ def worker_main(cfg):
                 return 1
             first = False
             send({'status': 'ok', 'fwd': fwd, 'fwdbwd': fwdbwd})
+        elif command == 'profile':
+            # The roofline's per-op profile, after the timed iterations; the
+            # peak RSS reported is the timed iterations'.
+            peak_before_profile = _rss_peak_mb()
+            try:
+                records = runner.profile()
+            except Exception as e:  # noqa: BLE001 - reported to the parent
+                traceback.print_exc()
+                send({'status': 'error', 'reason': bf16h.one_line(e)})
+                return 1
+            send({'status': 'ok', 'records': records})
         elif command == 'finish':
-            send({'status': 'done', 'peak_rss_mb': _rss_peak_mb(),
+            peak = _rss_peak_mb()
+            if peak_before_profile is not None:
+                peak = peak_before_profile
+            send({'status': 'done', 'peak_rss_mb': peak,
                   'extra': runner.extra()})
             return 0
     return 1
@@ -477,10 +496,18 @@ def _run_group(model, paths, args, insize, log_dir, results):
                 if _check_reply(w, reply, live, results) and i >= args.warmup:
                     w.fwd.append(reply['fwd'])
                     w.fwdbwd.append(reply['fwdbwd'])
+        if args.roofline:
+            for w in list(live):
+                if w.path in CPUFRAME_PATHS:
+                    reply = w.request('profile')
+                    if _check_reply(w, reply, live, results):
+                        w.records = reply['records']
         for w in list(live):
             reply = w.request('finish')
             if _check_reply(w, reply, live, results):
                 results[w.path] = _path_result(w, reply, args)
+                if getattr(w, 'records', None) is not None:
+                    results[w.path]['_records'] = w.records
                 live.remove(w)
     finally:
         for w in workers:
@@ -519,6 +546,50 @@ def _path_result(w, done, args):
     res['warmup'] = args.warmup
     res.update(done.get('extra', {}))
     return res
+
+
+def _measure_peaks(args):
+    """roofline.measure_peaks in a process with the workers' threads."""
+    proc = subprocess.run(
+        [sys.executable, str(HERE / 'roofline.py'), '--peaks', '--threads',
+         str(args.threads), '--scale', str(args.roofline_scale)],
+        env=_worker_env(args.threads),
+        capture_output=True, text=True, timeout=args.timeout)
+    if proc.returncode != 0:
+        raise RuntimeError('measuring the roofline peaks failed: ' +
+                           proc.stderr.strip()[-500:])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+#: Where a path without its own profile takes its limit from (the same
+#: model's ops in the same precision).
+_LIMIT_FROM = {'torch_nchw': ('intel64', 'numpy'),
+               'torch_channels_last': ('intel64', 'numpy'),
+               'torch_bf16': ('intel64_bf16',)}
+
+
+def _roofline(paths, peaks):
+    """Each path's roofline summary (roofline.summarize); the raw records
+    are dropped from the entries."""
+    rl = _sibling('roofline')
+    out = {}
+    for path, e in paths.items():
+        records = e.pop('_records', None)
+        if records is not None and e.get('status') == 'ok':
+            out[path] = rl.summarize(records, peaks, e['fwdbwd_ms'] / 1e3)
+    for path, sources in _LIMIT_FROM.items():
+        e = paths.get(path) or {}
+        src = next((p for p in sources if p in out), None)
+        if e.get('status') != 'ok' or src is None:
+            continue
+        base = out[src]
+        out[path] = {
+            'step_ms': e['fwdbwd_ms'], 'limit_ms': base['limit_ms'],
+            'ratio': e['fwdbwd_ms'] / base['limit_ms'] if base['limit_ms']
+            else None, 'compute_bound_ms': base['compute_bound_ms'],
+            'memory_bound_ms': base['memory_bound_ms'], 'limit_from': src,
+            'top': []}
+    return {'paths': out}
 
 
 def _fill_gflops(entry, flops_fwd):
@@ -677,6 +748,8 @@ def _print_model(name, insize, batch, paths, info, out):
             print('  speed-up {}: fwd {}, fwd+bwd {}  (>1: {})'.format(
                 what, _fmt(rb['fwd'], '{:.2f}x'), _fmt(rb['fwdbwd'], '{:.2f}x'),
                 other), file=out)
+    if info.get('roofline'):
+        _sibling('roofline').print_roofline(info['roofline'], out)
     for warning in info.get('warnings', []):
         print('  WARNING: ' + warning, file=out)
     print(file=out)
@@ -897,6 +970,12 @@ def parse_args(argv=None):
                    help='seconds of pause before each interleaved step (default 0.2)')
     p.add_argument('--timeout', type=float, default=1800.0,
                    help='seconds a worker may take for one step (default 1800)')
+    p.add_argument('--roofline', action='store_true',
+                   help='measure the peaks, profile one step of each cpuframe '
+                        'path and print each model against its roofline '
+                        '(roofline.py)')
+    p.add_argument('--roofline-scale', type=int, default=1,
+                   help=argparse.SUPPRESS)  # smaller peak problems (tests)
     p.add_argument('--log-dir', help='keep the workers\' stderr logs here')
     p.add_argument('--worker', help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -921,7 +1000,13 @@ def main(argv=None, out=sys.stdout):
     result = {'models': {}, 'model_info': {}, 'environment': env,
               'config': {k: getattr(args, k) for k in (
                   'models', 'paths', 'batch', 'iters', 'warmup', 'threads',
-                  'small', 'insize', 'sequential', 'settle')}}
+                  'small', 'insize', 'sequential', 'settle', 'roofline')}}
+    if args.roofline:
+        result['roofline_peaks'] = _measure_peaks(args)
+        print('roofline peaks ({} threads): {}'.format(
+            args.threads, _sibling('roofline').format_peaks(
+                result['roofline_peaks'])), file=out)
+        print(file=out)
     log_dir = args.log_dir or tempfile.mkdtemp(prefix='convnet_bench_')
     Path(log_dir).mkdir(parents=True, exist_ok=True)
     failed = False
@@ -953,6 +1038,8 @@ def main(argv=None, out=sys.stdout):
             for e in paths.values():
                 _fill_gflops(e, info['flops_fwd'])
         info['ratios'] = _model_ratios(paths)
+        if args.roofline:
+            info['roofline'] = _roofline(paths, result['roofline_peaks'])
         result['models'][model] = {p: _normalize(e) for p, e in paths.items()}
         result['model_info'][model] = info
         _print_model(model, insize, args.batch, paths, info, out)
