@@ -59,6 +59,14 @@ class FunctionHook(_hook_registry.RegisteredHook):
     _global_hooks = _global
     _hook_kind = 'function'
 
+    #: Whether the hook may keep the arrays it is shown in
+    #: ``backward_preprocess``. While it may, the backward does not
+    #: overwrite those gradients in place (no donation). A hook that reads
+    #: only their shapes (a profiler measuring the step as it runs without
+    #: hooks) sets it False: its ``backward_postprocess`` then gets arrays
+    #: the node may have overwritten.
+    holds_backward_arrays = True
+
     def added(self, function=None):
         """Called when the hook is registered.
 

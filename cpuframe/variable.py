@@ -976,11 +976,14 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                 hooks = func._function_hooks()
                 if hooks:
                     # Built before _donated: a hook that sees the gradients
-                    # keeps them from being overwritten in place.
+                    # keeps them from being overwritten in place (unless no
+                    # hook holds them: FunctionHook.holds_backward_arrays).
                     in_data = tuple(node.data for node in func.inputs)
                     out_grad = tuple(g.array for g in gys)
                     for hook in hooks:
                         hook.backward_preprocess(func, in_data, out_grad)
+                    if not any(h.holds_backward_arrays for h in hooks):
+                        in_data = out_grad = None
                 if func.accepts_donated_grads and not enable_double_backprop:
                     func._donated_grad_outputs = _donated(gys)
                 grad_inputs = None
@@ -1012,6 +1015,9 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     func._donated_grad_outputs = None
                     func._donated_grad_inputs = None
                 if hooks:
+                    if in_data is None:
+                        in_data = tuple(node.data for node in func.inputs)
+                        out_grad = tuple(g.array for g in gys)
                     for hook in hooks:
                         hook.backward_postprocess(func, in_data, out_grad)
                     del in_data, out_grad

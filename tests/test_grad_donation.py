@@ -290,3 +290,33 @@ def test_user_held_gradient_is_not_summed_into():
     numpy.testing.assert_array_equal(a.grad, numpy.ones(6, numpy.float32))
     numpy.testing.assert_array_equal(b.grad, numpy.ones(6, numpy.float32))
     numpy.testing.assert_allclose(x.grad, numpy.full(6, 5.0, numpy.float32))
+
+
+
+@pytest.mark.parametrize('holds', [True, False])
+@pytest.mark.parametrize('device', DEVICES)
+def test_function_hook_and_donation(device, holds, donations):
+    # A hook that may keep the arrays it is shown (the default) stops the
+    # engine from overwriting them; one that reads only shapes
+    # (holds_backward_arrays = False, the roofline's profiler) does not,
+    # and its backward_postprocess still gets the arrays.
+    from cpuframe import function_hook
+    shapes = []
+
+    class Hook(function_hook.FunctionHook):
+        holds_backward_arrays = holds
+
+        def backward_preprocess(self, function, in_data, out_grad):
+            shapes.append([None if g is None else g.shape for g in out_grad])
+
+        def backward_postprocess(self, function, in_data, out_grad):
+            assert len(out_grad) == len(function.outputs)
+            assert len(in_data) == len(function.inputs)
+
+    with Hook():
+        gx, gW = _grads(device)
+    assert donations == ([False] * 3 if holds else [True] * 3)
+    assert len(shapes) >= 5
+    gx0, gW0 = _grads(device, donate=False)
+    numpy.testing.assert_array_equal(gx, gx0)
+    numpy.testing.assert_array_equal(gW, gW0)

@@ -30,9 +30,10 @@ deferrable forward before it (``Convolution2DFunction+ReLU``), so the pair
 is measured against the sum of both bounds.
 
 The profiled step runs with a function hook, so its backward takes the
-Variable-level ``backward`` (not ``backward_arrays``) and donates no
-gradients; the ratio uses the timed iterations' step time, the op table
-the profiled step's times.
+Variable-level ``backward`` (not ``backward_arrays``); gradients are
+donated as without it (the hook holds no array:
+``holds_backward_arrays = False``). The ratio uses the timed iterations'
+step time, the op table the profiled step's times.
 
     python benchmarks/convnet/roofline.py --peaks [--threads 2]
 
@@ -208,6 +209,8 @@ def _make_hook_class():
         and output specs. Ops a backward applies count as that backward."""
 
         name = 'RooflineHook'
+        # Reads shapes only: the backward donates gradients as without it.
+        holds_backward_arrays = False
 
         def __init__(self):
             self.records = []
