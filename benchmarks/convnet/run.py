@@ -33,11 +33,12 @@ REPO_ROOT = HERE.parent.parent
 
 ALL_MODELS = ('alexnet', 'overfeat', 'vgg_a', 'googlenet', 'resnet50')
 ALL_PATHS = ('intel64', 'numpy', 'torch_nchw', 'torch_channels_last',
-             'intel64_bf16', 'torch_bf16')
+             'intel64_bf16', 'torch_bf16', 'torch_compile')
 #: What ``--paths`` runs when not given: the float32 paths (the bfloat16 ones
 #: are asked for by name).
 DEFAULT_PATHS = ('intel64', 'numpy', 'torch_nchw', 'torch_channels_last')
-TORCH_PATHS = ('torch_nchw', 'torch_channels_last', 'torch_bf16')
+TORCH_PATHS = ('torch_nchw', 'torch_channels_last', 'torch_bf16',
+               'torch_compile')
 #: The float32 PyTorch paths, of which ``intel64_over_best_torch`` takes the best.
 TORCH_FP32_PATHS = ('torch_nchw', 'torch_channels_last')
 CPUFRAME_PATHS = ('intel64', 'numpy', 'intel64_bf16')
@@ -271,6 +272,15 @@ class _TorchRunner:
         if self.bf16:
             self.info['dtype'] = 'autocast bfloat16'
             self.info['torch_bf16_support'] = bf16h.torch_bf16_support(torch)
+        if cfg['path'] == 'torch_compile':
+            # torch.compile of the model (inductor; the backward compiled by
+            # AOTAutograd on the first call), loss and backward called as
+            # in eager. The first step compiles: timed here, apart.
+            self.model = torch.compile(self.model)
+            t0 = time.perf_counter()
+            self.step()
+            self.info['compile_s'] = time.perf_counter() - t0
+            self.info['path_used'] = 'torch.compile'
 
     def _autocast(self):
         return bf16h.torch_autocast(self.torch, self.bf16)
@@ -565,6 +575,7 @@ def _measure_peaks(args):
 #: model's ops in the same precision).
 _LIMIT_FROM = {'torch_nchw': ('intel64', 'numpy'),
                'torch_channels_last': ('intel64', 'numpy'),
+               'torch_compile': ('intel64', 'numpy'),
                'torch_bf16': ('intel64_bf16',)}
 
 
@@ -635,6 +646,10 @@ def _model_ratios(paths):
         'fwdbwd': _ratio(cf.get('fwdbwd_ms'),
                          paths[best]['fwdbwd_ms'] if best else None),
     }
+    ratios['intel64_over_torch_compile'] = {
+        k: _ratio(cf.get(k + '_ms'),
+                  paths.get('torch_compile', {}).get(k + '_ms'))
+        for k in ('fwd', 'fwdbwd')}
     # bfloat16: >1 means intel64_bf16 is faster than the other path.
     bf = paths.get('intel64_bf16', {})
     for name, other in (('intel64_bf16_over_intel64', cf),
@@ -681,6 +696,9 @@ def _ran_on(entry):
             entry.get('onednn_op_calls', 0), entry.get('op_calls', '?'))
     if used == 'torch':
         return 'torch {}'.format(entry.get('torch_version'))
+    if used == 'torch.compile':
+        return 'torch.compile {} (compiled in {:.1f} s)'.format(
+            entry.get('torch_version'), entry.get('compile_s') or 0.0)
     return used or '?'
 
 
@@ -738,6 +756,14 @@ def _print_model(name, insize, batch, paths, info, out):
               '(>1: cpuframe faster)'.format(
                   iot['best_torch_path'], _fmt(iot['fwd'], '{:.2f}x'),
                   _fmt(iot['fwdbwd'], '{:.2f}x')), file=out)
+    itc = r.get('intel64_over_torch_compile') or {}
+    if itc.get('fwdbwd') is not None:
+        print('  speed-up intel64 over torch_compile: fwd {}, fwd+bwd {}  '
+              '(>1: cpuframe faster; torch.compile took {:.1f} s, first '
+              'step)'.format(_fmt(itc['fwd'], '{:.2f}x'),
+                             _fmt(itc['fwdbwd'], '{:.2f}x'),
+                             paths['torch_compile'].get('compile_s') or 0.0),
+              file=out)
     for key, what, other in (
             ('intel64_bf16_over_intel64', 'intel64_bf16 over intel64 (float32)',
              'bfloat16 faster'),
