@@ -364,7 +364,7 @@ class FunctionNode:
 
         Arrays already on the Intel64 device use the oneDNN route whenever
         the op supports them, except under 'auto', which asks
-        ``intel64_profitable_on_device`` (see ``_choose_on_device_auto``).
+        ``intel64_profitable_on_device`` (see ``_wants_route_on_device``).
         Otherwise ``config.use_ideep`` decides: 'never' keeps the NumPy
         path, 'always' takes every supported case, 'auto' only those
         ``intel64_profitable`` approves.  Without the native module
@@ -392,11 +392,7 @@ class FunctionNode:
                 if type(self).intel64_on_device is not _default_on_device \
                         and not self.intel64_on_device(inputs):
                     return self._choose_off_device(inputs, mode)
-                if not self.intel64_supports(inputs):
-                    return False
-                if mode == 'auto':
-                    return self._choose_on_device_auto(inputs)
-                return True
+                return self._choose_on_device(inputs, mode)
             # NumPy arrays only (the common case): on the device only if
             # the class says so (a gradient node with device constants).
             if type(self).intel64_on_device is _default_on_device or \
@@ -410,20 +406,26 @@ class FunctionNode:
             if mode == 'always':
                 intel64.check_ideep_available()
             return False
-        if not self.intel64_supports(inputs):
-            return False
-        if mode == 'auto':
-            return self._choose_on_device_auto(inputs)
-        return True
+        return self._choose_on_device(inputs, mode)
 
-    def _choose_on_device_auto(self, inputs):
-        """'auto' on device arrays the route supports: the route where
+    def _choose_on_device(self, inputs, mode):
+        """``_choose_intel64`` on the device: the route where the op supports
+        these arrays, except under 'auto' when ``_wants_route_on_device``
+        declines first (a size rule: ``intel64_supports`` may read every
+        value)."""
+        if mode == 'auto' and not self._wants_route_on_device(inputs):
+            return False
+        return bool(self.intel64_supports(inputs))
+
+    def _wants_route_on_device(self, inputs):
+        """'auto' on device arrays: the route where
         ``intel64_profitable_on_device`` approves (its size rule), else the
         NumPy path, which reads the device's plain buffers without a copy
         and returns NumPy arrays, as for an op without a route. On small
         arrays a primitive's fixed cost (~5-20 us here) is most of an op's
         time; the NumPy path's, ~1 us per array. Under ``mixed_bf16`` the
-        route is kept (its bfloat16 activations are the mode's point)."""
+        route is kept (its bfloat16 activations are the mode's point), and
+        so it is for laid-out (blocked) or bfloat16 buffers."""
         if config.dtype is mixed_bf16 and _bf16.active():
             return True
         try:

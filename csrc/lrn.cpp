@@ -34,6 +34,7 @@
 #include "engine.hpp"
 #include "ops.hpp"
 #include "primitive_cache.hpp"
+#include "simd/kernels.hpp"
 #include "tensor.hpp"
 
 namespace cpuframe {
@@ -193,29 +194,30 @@ bool reference_primitive(const dnnl::primitive& p) {
 // the spatial axes, plain (blk 1) or blocked by blk channels (nChw8c,
 // nChw16c: channel c of position s at (c / blk) S blk + s blk + c % blk of
 // its sample, C padded to a multiple of blk; gx's padding is written 0).
-// With Chainer's alpha, not oneDNN's:
-//     u_c = k + alpha * sum_{|j - c| <= half} x_j ** 2,  y_c = x_c u_c ** -beta
-//     gx_c = gy_c u_c ** -beta - 2 alpha beta x_c sum_{|j - c| <= half} gy_j y_j / u_j
-// Each (sample, block of positions) is independent: the threads take blocks,
-// each with C x kBlock buffers of its own. Window sums are direct (no
-// running sum, which one NaN would spoil for every later channel).
+// The gradient (see SimdKernels::lrn_backward_block for the formula, with
+// Chainer's alpha, not oneDNN's) in x's layout: plain (blk = 1) or blocked by
+// blk channels. Each (sample, block of kBlock positions) is independent: the
+// threads take blocks, gather x and gy channel-major into buffers of their
+// own, run the vector kernel and scatter gx (zeros in the padded channels).
 void lrn_backward_kernel(const float* x, const float* gy, float* gx, std::int64_t N,
                          std::int64_t C, std::int64_t S, std::int64_t blk, std::int64_t half,
                          float alpha, float beta, float k) {
-    constexpr std::int64_t kBlock = 256;
+    constexpr std::int64_t kBlock = 64;
     const std::int64_t Cp = (C + blk - 1) / blk * blk;
     auto at = [&](std::int64_t c, std::int64_t s) { return (c / blk) * S * blk + s * blk + c % blk; };
     const std::int64_t blocks_per_sample = (S + kBlock - 1) / kBlock;
     const std::int64_t tasks = N * blocks_per_sample;
-    const bool three_quarters = beta == 0.75f;
-    const float two_ab = 2.0f * alpha * beta;
+    const SimdKernels& kernels = simd_kernels();
 #if defined(CPUFRAME_HAVE_OPENMP)
 #pragma omp parallel if (tasks > 1 && N * C * S >= (std::int64_t{1} << 15))
 #endif
     {
-        std::vector<float> sq(static_cast<std::size_t>(C * kBlock));
-        std::vector<float> p(static_cast<std::size_t>(C * kBlock));
-        std::vector<float> t(static_cast<std::size_t>(C * kBlock));
+        // x, gy, gx and the kernel's 3 work rows per channel
+        std::vector<float> buf(static_cast<std::size_t>(6 * C * kBlock));
+        float* xb = buf.data();
+        float* gb = xb + C * kBlock;
+        float* ob = gb + C * kBlock;
+        float* work = ob + C * kBlock;
 #if defined(CPUFRAME_HAVE_OPENMP)
 #pragma omp for schedule(static)
 #endif
@@ -227,43 +229,16 @@ void lrn_backward_kernel(const float* x, const float* gy, float* gx, std::int64_
             const float* gn = gy + n * Cp * S;
             float* on = gx + n * Cp * S;
             for (std::int64_t c = 0; c < C; ++c) {
-                float* q = sq.data() + c * kBlock;
+                const std::int64_t base = at(c, s0);
                 for (std::int64_t b = 0; b < B; ++b) {
-                    const float v = xn[at(c, s0 + b)];
-                    q[b] = v * v;
+                    xb[c * kBlock + b] = xn[base + b * blk];
+                    gb[c * kBlock + b] = gn[base + b * blk];
                 }
             }
+            kernels.lrn_backward_block(xb, gb, ob, work, C, B, kBlock, half, alpha, beta, k);
             for (std::int64_t c = 0; c < C; ++c) {
-                const std::int64_t lo = std::max<std::int64_t>(0, c - half);
-                const std::int64_t hi = std::min<std::int64_t>(C - 1, c + half);
-                float* pc = p.data() + c * kBlock;
-                float* tc = t.data() + c * kBlock;
-                for (std::int64_t b = 0; b < B; ++b) {
-                    const std::int64_t i = at(c, s0 + b);
-                    float w = 0.0f;
-                    for (std::int64_t j = lo; j <= hi; ++j) w += sq[j * kBlock + b];
-                    const float u = k + alpha * w;
-                    float scale;
-                    if (three_quarters) {
-                        const float r = 1.0f / std::sqrt(u);
-                        scale = r * std::sqrt(r);
-                    } else {
-                        scale = std::pow(u, -beta);
-                    }
-                    pc[b] = scale;
-                    tc[b] = gn[i] * (xn[i] * scale) / u;
-                }
-            }
-            for (std::int64_t c = 0; c < C; ++c) {
-                const std::int64_t lo = std::max<std::int64_t>(0, c - half);
-                const std::int64_t hi = std::min<std::int64_t>(C - 1, c + half);
-                const float* pc = p.data() + c * kBlock;
-                for (std::int64_t b = 0; b < B; ++b) {
-                    const std::int64_t i = at(c, s0 + b);
-                    float w = 0.0f;
-                    for (std::int64_t j = lo; j <= hi; ++j) w += t[j * kBlock + b];
-                    on[i] = gn[i] * pc[b] - two_ab * xn[i] * w;
-                }
+                const std::int64_t base = at(c, s0);
+                for (std::int64_t b = 0; b < B; ++b) on[base + b * blk] = ob[c * kBlock + b];
             }
             for (std::int64_t c = C; c < Cp; ++c) {
                 for (std::int64_t b = 0; b < B; ++b) on[at(c, s0 + b)] = 0.0f;

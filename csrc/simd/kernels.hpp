@@ -39,6 +39,17 @@ struct SimdKernels {
     // Whether every one of the n floats at p lies in [low, high] (a NaN
     // never does); stops at the first block holding one that does not.
     bool (*all_within)(const float* p, std::int64_t n, float low, float high);
+    // The gradient of local response normalization across channels for one
+    // block of b positions, channel-major rows of stride ld: x[c * ld + i],
+    // gy likewise, gx written likewise (with Chainer's alpha):
+    //     u_c = k + alpha * sum_{|j - c| <= half} x_j ** 2,
+    //     gx_c = gy_c u_c ** -beta
+    //            - 2 alpha beta x_c sum_{|j - c| <= half} gy_j x_j u_j ** -beta / u_j
+    // work: 3 * c * ld floats. Window sums are direct (no running sum, which
+    // one NaN would spoil for every later channel).
+    void (*lrn_backward_block)(const float* x, const float* gy, float* gx, float* work,
+                               std::int64_t c, std::int64_t b, std::int64_t ld, std::int64_t half,
+                               float alpha, float beta, float k);
 };
 
 // The kernels of the current ISA.

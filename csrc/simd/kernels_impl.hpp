@@ -168,8 +168,68 @@ bool all_within(const float* p, i64 n, float low, float high) {
     return true;
 }
 
-constexpr cpuframe::SimdKernels kTable = {row_max, row_sum_exp, row_grad, lstm_row_forward,
-                                          lstm_row_backward, gru_row_forward, all_within};
+// u ** -beta, lane by lane: r * sqrt(r) with r = 1 / sqrt(u) for beta = 3/4
+// (AlexNet's and GoogLeNet's), else powf per lane.
+inline Vec lrn_scale(Vec u, float beta) {
+    if (beta == 0.75f) {
+        const Vec r = vset1(1.0f) / vsqrt(u);
+        return r * vsqrt(r);
+    }
+    float lanes[Vec::width];
+    vstore(lanes, u);
+    for (i64 j = 0; j < Vec::width; ++j) lanes[j] = __builtin_powf(lanes[j], -beta);
+    return vload(lanes);
+}
+
+void lrn_backward_block(const float* x, const float* gy, float* gx, float* work, i64 c, i64 b,
+                        i64 stride, i64 half, float alpha, float beta, float k) {
+    float* sq = work;
+    float* p = work + c * stride;
+    float* t = work + 2 * c * stride;
+    const Vec va = vset1(alpha), vk = vset1(k), two_ab = vset1(2.0f * alpha * beta);
+    for (i64 ch = 0; ch < c; ++ch) {
+        const float* xr = x + ch * stride;
+        float* q = sq + ch * stride;
+        for_vectors(b, [&](i64 i, i64 lanes) {
+            const Vec v = ld(xr + i, lanes);
+            st(q + i, v * v, lanes);
+        });
+    }
+    for (i64 ch = 0; ch < c; ++ch) {
+        const i64 lo = ch - half < 0 ? 0 : ch - half;
+        const i64 hi = ch + half > c - 1 ? c - 1 : ch + half;
+        const float* xr = x + ch * stride;
+        const float* gr = gy + ch * stride;
+        float* pr = p + ch * stride;
+        float* tr = t + ch * stride;
+        for_vectors(b, [&](i64 i, i64 lanes) {
+            Vec w = vzero();
+            for (i64 j = lo; j <= hi; ++j) w = w + ld(sq + j * stride + i, lanes);
+            const Vec u = vk + va * w;
+            const Vec scale = lrn_scale(u, beta);
+            st(pr + i, scale, lanes);
+            st(tr + i, ld(gr + i, lanes) * (ld(xr + i, lanes) * scale) / u, lanes);
+        });
+    }
+    for (i64 ch = 0; ch < c; ++ch) {
+        const i64 lo = ch - half < 0 ? 0 : ch - half;
+        const i64 hi = ch + half > c - 1 ? c - 1 : ch + half;
+        const float* xr = x + ch * stride;
+        const float* gr = gy + ch * stride;
+        const float* pr = p + ch * stride;
+        float* out = gx + ch * stride;
+        for_vectors(b, [&](i64 i, i64 lanes) {
+            Vec w = vzero();
+            for (i64 j = lo; j <= hi; ++j) w = w + ld(t + j * stride + i, lanes);
+            st(out + i, ld(gr + i, lanes) * ld(pr + i, lanes) - two_ab * ld(xr + i, lanes) * w,
+               lanes);
+        });
+    }
+}
+
+constexpr cpuframe::SimdKernels kTable = {row_max,          row_sum_exp,     row_grad,
+                                          lstm_row_forward, lstm_row_backward, gru_row_forward,
+                                          all_within,       lrn_backward_block};
 
 }  // namespace
 

@@ -44,6 +44,7 @@ inline Vec operator+(Vec a, Vec b) { return {_mm512_add_ps(a.v, b.v)}; }
 inline Vec operator-(Vec a, Vec b) { return {_mm512_sub_ps(a.v, b.v)}; }
 inline Vec operator*(Vec a, Vec b) { return {_mm512_mul_ps(a.v, b.v)}; }
 inline Vec operator/(Vec a, Vec b) { return {_mm512_div_ps(a.v, b.v)}; }
+inline Vec vsqrt(Vec a) { return {_mm512_sqrt_ps(a.v)}; }
 inline Vec vfmadd(Vec a, Vec b, Vec c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }   // a*b + c
 inline Vec vfnmadd(Vec a, Vec b, Vec c) { return {_mm512_fnmadd_ps(a.v, b.v, c.v)}; } // c - a*b
 inline Vec vmin(Vec a, Vec x) { return {_mm512_min_ps(a.v, x.v)}; }
@@ -93,6 +94,7 @@ inline Vec operator+(Vec a, Vec b) { return {_mm256_add_ps(a.v, b.v)}; }
 inline Vec operator-(Vec a, Vec b) { return {_mm256_sub_ps(a.v, b.v)}; }
 inline Vec operator*(Vec a, Vec b) { return {_mm256_mul_ps(a.v, b.v)}; }
 inline Vec operator/(Vec a, Vec b) { return {_mm256_div_ps(a.v, b.v)}; }
+inline Vec vsqrt(Vec a) { return {_mm256_sqrt_ps(a.v)}; }
 inline Vec vfmadd(Vec a, Vec b, Vec c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
 inline Vec vfnmadd(Vec a, Vec b, Vec c) { return {_mm256_fnmadd_ps(a.v, b.v, c.v)}; }
 inline Vec vmin(Vec a, Vec x) { return {_mm256_min_ps(a.v, x.v)}; }
@@ -148,6 +150,7 @@ inline Vec operator+(Vec a, Vec b) { return {a.v + b.v}; }
 inline Vec operator-(Vec a, Vec b) { return {a.v - b.v}; }
 inline Vec operator*(Vec a, Vec b) { return {a.v * b.v}; }
 inline Vec operator/(Vec a, Vec b) { return {a.v / b.v}; }
+inline Vec vsqrt(Vec a) { return {__builtin_sqrtf(a.v)}; }
 // Unfused: without -mfma, fmaf is a library call.
 inline Vec vfmadd(Vec a, Vec b, Vec c) { return {a.v * b.v + c.v}; }
 inline Vec vfnmadd(Vec a, Vec b, Vec c) { return {c.v - a.v * b.v}; }
