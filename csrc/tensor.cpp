@@ -7,9 +7,6 @@
 #include <memory>
 #include <vector>
 #include <utility>
-#include <unordered_map>
-#include <string>
-#include <mutex>
 
 #include "array_utils.hpp"
 #include "deferred.hpp"
@@ -55,16 +52,25 @@ std::string type_name(const py::handle& obj) {
 }  // namespace
 
 py::dtype numpy_dtype(memory::data_type dt) {
+    // Each made once (the GIL held, as by every caller) and never destroyed:
+    // the small-work path reads mdarray.dtype per op, and making a NumPy
+    // dtype costs ~0.4 us.
+    static const py::dtype* const f32 = new py::dtype("float32");
+    static const py::dtype* const s32 = new py::dtype("int32");
+    static const py::dtype* const s8 = new py::dtype("int8");
+    static const py::dtype* const u8 = new py::dtype("uint8");
+    static const py::dtype* const f16 = new py::dtype("float16");
+    static const py::dtype* const other = new py::dtype("void");
     switch (dt) {
-        case memory::data_type::f32: return py::dtype("float32");
-        case memory::data_type::s32: return py::dtype("int32");
-        case memory::data_type::s8: return py::dtype("int8");
-        case memory::data_type::u8: return py::dtype("uint8");
-        case memory::data_type::f16: return py::dtype("float16");
+        case memory::data_type::f32: return *f32;
+        case memory::data_type::s32: return *s32;
+        case memory::data_type::s8: return *s8;
+        case memory::data_type::u8: return *u8;
+        case memory::data_type::f16: return *f16;
         // NumPy has no bfloat16: a bf16 tensor's logical dtype is float32
         // (its values convert exactly); storage_dtype says 'bfloat16'.
-        case memory::data_type::bf16: return py::dtype("float32");
-        default: return py::dtype("void");
+        case memory::data_type::bf16: return *f32;
+        default: return *other;
     }
 }
 
@@ -138,7 +144,14 @@ memory Tensor::mem_as(const memory::desc& md) const {
     return memory(md, cpu_engine(), data_);
 }
 
-bool Tensor::is_plain() const { return md_ == plain_desc(md_.get_dims(), md_.get_data_type()); }
+bool Tensor::is_plain() const {
+    int known = plain_.load(std::memory_order_acquire);
+    if (known < 0) {
+        known = md_ == plain_desc(md_.get_dims(), md_.get_data_type()) ? 1 : 0;
+        plain_.store(known, std::memory_order_release);
+    }
+    return known == 1;
+}
 
 bool Tensor::has_padding() const { return md_.get_padded_dims() != md_.get_dims(); }
 
@@ -164,6 +177,7 @@ void Tensor::reorder_inplace(const memory::desc& md) {
     settle();
     TensorPtr t = reordered(md);
     md_ = t->md_;
+    plain_.store(-1, std::memory_order_release);
     data_ = t->data_;
     owner_ = t->owner_;
     mem_ = t->mem_;

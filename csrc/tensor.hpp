@@ -163,6 +163,9 @@ private:
     memory mem_;
     bool allocated_ = false;  // the buffer came from empty() (the pool)
     std::atomic<std::uint64_t> version_{0};
+    // is_plain(), computed on first ask (-1: not yet; a relayout resets it):
+    // the small-work path asks it of every device input.
+    mutable std::atomic<int> plain_{-1};
     std::mutex converted_mutex_;  // guards converted_
     struct Converted {
         TensorPtr copy;

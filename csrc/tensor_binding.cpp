@@ -62,9 +62,11 @@ Create one with Tensor.from_numpy(a); read it back with to_numpy().
                                "which NumPy lacks).")
         .def_property_readonly(
             "storage_dtype",
-            [](const Tensor& t) {
-                return std::string(t.dtype() == memory::data_type::bf16 ? "bfloat16"
-                                                                      : "float32");
+            [](const Tensor& t) -> py::str {
+                // (interned once: read per op on the small-work path)
+                static const py::str* bf16 = new py::str("bfloat16");
+                static const py::str* f32 = new py::str("float32");
+                return t.dtype() == memory::data_type::bf16 ? *bf16 : *f32;
             },
             "How the buffer stores the values: 'float32' or 'bfloat16' (mixed_bf16 "
             "activations).")
