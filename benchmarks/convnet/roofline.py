@@ -193,12 +193,9 @@ def _spec(a):
 def _reads_pending(in_data):
     """How many inputs are device arrays not computed yet (the output of a
     deferred convolution or batch normalization this op will compute)."""
-    n = 0
-    for a in in_data:
-        if a is not None and getattr(a, 'storage_dtype', None) is not None:
-            from cpuframe.backends import intel64
-            n += bool(intel64.native().is_pending(a))
-    return n
+    from cpuframe.backends import intel64
+    return sum(1 for a in in_data if intel64.is_native_array(a) and
+               intel64.native().is_pending(a))
 
 
 def _make_hook_class():
@@ -286,7 +283,7 @@ def op_cost(rec):
     """(kind, dtype, FLOPs, bytes) of one record: kind 'conv', 'matmul' or
     'eltwise'; dtype 'bf16' when an array is stored in bfloat16."""
     op, phase = rec['op'], rec['phase']
-    ins = [s for s in rec['ins']]
+    ins = rec['ins']
     outs = rec['outs']
     if outs is None:  # no backward reached it: its output is like its input
         big = max((s for s in ins if s), key=_elements, default=None)

@@ -4,37 +4,24 @@ Fast tests run every model once, forward and backward, at its smallest input
 size; real sizes other than AlexNet's are ``slow``.  Tests against the PyTorch
 twins run only where torch is installed (never a dependency of cpuframe).
 """
-import importlib.util
 import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy
 import pytest
+from testhelpers.convnet_bench import BENCH, load
 
 import cpuframe
 from cpuframe import functions as F
 from cpuframe.backends import intel64
 
-BENCH = Path(__file__).resolve().parents[2] / 'benchmarks' / 'convnet'
 NAMES = ('alexnet', 'overfeat', 'vgg_a', 'googlenet', 'resnet50')
 
-
-def _load(name):
-    key = 'cpuframe_convnet_bench_' + name
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, BENCH / (name + '.py'))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
-
-
-models = _load('models')
-flops = _load('flops')
-run = _load('run')
+models = load('models')
+flops = load('flops')
+run = load('run')
 
 
 def _batch(insize, batch=1, seed=0):
@@ -258,7 +245,7 @@ def test_ratios():
 @pytest.fixture(scope='module')
 def torch_models():
     pytest.importorskip('torch')
-    return _load('torch_models')
+    return load('torch_models')
 
 
 @pytest.mark.parametrize('name', NAMES)

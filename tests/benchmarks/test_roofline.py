@@ -1,36 +1,21 @@
 """The convnet harness's roofline (benchmarks/convnet/roofline.py): the cost
 model of each op, the profile hook, the merging of deferred convolutions,
 the summary, the peaks and the harness's ``--roofline`` output."""
-import importlib.util
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy
 import pytest
+from testhelpers.convnet_bench import BENCH, load
 
 import cpuframe
 import cpuframe.functions as F
 import cpuframe.links as L
 from cpuframe.backends import intel64
 
-BENCH = Path(__file__).resolve().parents[2] / 'benchmarks' / 'convnet'
-
-
-def _load(name):
-    key = 'cpuframe_convnet_bench_' + name
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key,
-                                                      BENCH / (name + '.py'))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
-
-
-rl = _load('roofline')
-flops = _load('flops')
+rl = load('roofline')
+flops = load('flops')
 
 PEAKS = {'f32_conv': 100e9, 'f32_matmul': 200e9, 'bf16_conv': 400e9,
          'bandwidth': 10e9}
