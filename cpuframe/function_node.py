@@ -11,7 +11,7 @@ import weakref
 
 import numpy
 
-from cpuframe import _bf16, _hook_registry, backend, function_hook
+from cpuframe import _bf16, _hook_registry, _trace, backend, function_hook
 from cpuframe.backends import intel64
 from cpuframe.configuration import check_use_ideep, config, mixed_bf16, using_config
 from cpuframe.utils import type_check
@@ -185,6 +185,11 @@ class FunctionNode:
         that nothing will differentiate again skip it (see
         ``variable.backward_state``).
         """
+        if _trace_active[0]:
+            # (``@static_graph`` records this thread's ops: cpuframe._trace)
+            recorder = _trace_state.recorder
+            if recorder is not None and not recorder.busy:
+                return recorder.record_apply(self, inputs)
         # inputs as given (arrays are constants, wrapped only when the
         # graph is recorded), their arrays, and whether one needs a gradient
         input_vars = []
@@ -734,6 +739,8 @@ _no_type_check = FunctionNode.check_type_forward
 _no_intel64_route = FunctionNode.forward_intel64
 _default_on_device = FunctionNode.intel64_on_device
 _ndarray = numpy.ndarray
+_trace_active = _trace.active
+_trace_state = _trace.state
 _cpu_device = backend.cpu_device
 _of_output = Variable._of_output
 

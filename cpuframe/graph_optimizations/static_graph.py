@@ -1,52 +1,606 @@
 """``chainer.graph_optimizations.static_graph``: the ``@static_graph`` decorator.
 
-Chainer's experimental static-subgraph optimisation traces a chain's
-``__call__`` on its first run and replays the recorded schedule from the
-second run on. Its contract is that the decorated code defines the same
-graph every iteration, so running it define-by-run every time computes the
-same values and gradients. That is what cpuframe does: the decorator checks
-its arguments, gives the chain a ``schedule_manager`` (whose
-``end_forward()`` Chainer asks scripts to call when they skip backward) and
-calls the method as written. cpuframe's speed comes from the intel64
-backend's own fusion instead of a replayed schedule.
+A chain whose ``forward`` (or ``__call__``) is decorated runs define-by-run
+on the first two calls with a given input signature and records the ops it
+applies; from the third call on the recorded schedule is replayed: each op's
+forward runs on the arrays directly (the same node class with the state its
+constructor gave it, the same route choice, the same kernels) and the graph
+``backward`` needs is linked in place, without the chain's Python, the
+functions' argument handling, type checks or Variables for intermediate
+values. Results and gradients are bit for bit those of define-by-run: the
+replayed graph is the graph define-by-run builds (same nodes, same ranks,
+the same backward engine).
 
-One difference a script could notice: side-effect code in the decorated
-method that is not wrapped in ``@static_code`` runs only on the first
-iteration under Chainer and on every iteration here.
+The signature: the arguments' structure, each array's type, shape and dtype
+(and ``requires_grad`` of Variables), the other arguments' values, and
+``config.train``, ``enable_backprop``, ``dtype`` and ``use_ideep``. A new
+signature records a new schedule (at most 32 per chain, 4 with
+``minimize_cache_size``; the least recently used goes).
+
+What is replayed and what is not (Chainer's rules, with two checks of ours):
+
+- Ops (``FunctionNode.apply``) and functions decorated with
+  ``@static_code`` run on every call; other Python in the decorated method
+  runs only while recording (side effects belong in ``@static_code``).
+- Parameters are read on every call (an optimizer may update them in place
+  or replace their arrays); a parameter whose array changes type, shape or
+  dtype, a link persistent (e.g. ``avg_mean``) replaced by another array,
+  or a link hook added makes the chain record again.
+- The graph must not depend on the data. The second call of a signature
+  records again and compares: a different sequence of ops, different
+  constant arrays or different op settings (a data-dependent branch, a
+  value computed outside the ops) is reported with a ``RuntimeWarning``
+  and that signature runs define-by-run from then on, never a replay of
+  the wrong graph. Under ``config.debug`` every call runs define-by-run and
+  is compared with the schedule.
+- Define-by-run also runs while function or link hooks are registered,
+  under ``config.use_static_graph = False``, in test mode with
+  ``force_test_define_by_run=True``, inside another chain's recording, for
+  arguments that are not Variables, arrays, lists/tuples of them or
+  hashable constants, and for ops whose state lives outside the node
+  (old-style ``chainer.Function``).
+
+Double backprop works through a replayed graph as through define-by-run
+(``enable_double_backprop`` is accepted for Chainer's sake).
 """
+import collections
 import functools
+import warnings
+import weakref
+
+import numpy
+
+from cpuframe import _trace, backend, function_hook, link_hook
+from cpuframe.configuration import config
+from cpuframe.variable import Parameter, Variable, VariableNode
 
 _OPTIONS = {
     'check_input_variables': True,
-    'minimize_cache_size': True,
+    'force_test_define_by_run': False,
+    'minimize_cache_size': False,
     'verbosity_level': 0,
     'enable_double_backprop': False,
 }
 
+# how an op reads a recorded value
+_LINK = 0       # the value's own graph node (an op output, a Variable argument, a parameter)
+_LEAF = 1       # a new leaf holding the value (an array given as is: a constant)
+_LEAF_GRAD = 2  # a new leaf that requires a gradient (a Variable made in the method)
+
+_CANDIDATE, _READY, _DYNAMIC = 'recorded once', 'replayed', 'define-by-run'
+
+
+def _released():
+    return None
+
 
 class ScheduleManager:
-    """What a static chain's ``schedule_manager`` offers scripts."""
+    """A static chain's schedules, one per input signature
+    (``chain.schedule_manager``)."""
 
-    def __init__(self, minimize_cache_size=True, verbosity_level=0):
+    def __init__(self, minimize_cache_size=False, verbosity_level=0):
         self.minimize_cache_size = minimize_cache_size
         self.verbosity_level = verbosity_level
+        self.max_schedules = 4 if minimize_cache_size else 32
+        self._entries = collections.OrderedDict()
+        self._warned = False
 
     def end_forward(self):
-        """Chainer: mark the end of a forward pass without backward. No-op."""
+        """Chainer: mark the end of a forward pass without backward.
+
+        Nothing to do here: a replay holds no buffers between calls."""
+
+    @property
+    def schedules(self):
+        """``{signature: state}``: 'recorded once', 'replayed' or
+        'define-by-run' (for inspection and tests)."""
+        return {key: entry[0] for key, entry in self._entries.items()}
 
     def __repr__(self):
-        return '<ScheduleManager (define-by-run; nothing recorded)>'
+        states = collections.Counter(entry[0] for entry in self._entries.values())
+        return '<ScheduleManager {} signature(s): {}>'.format(
+            len(self._entries),
+            ', '.join('{} {}'.format(n, s) for s, n in sorted(states.items()))
+            or 'none')
+
+    # -- one call ---------------------------------------------------------------
+    def _call(self, func, chain, args, kwargs):
+        cfg = config
+        if len(args) == 1 and not kwargs and (
+                type(args[0]) is Variable or type(args[0]) is numpy.ndarray):
+            # (the common case: one array or Variable)
+            leaves = [args[0]]
+            structure = _ONE
+            key = (_leaf_signature(args[0]), cfg.train, cfg.enable_backprop,
+                   cfg.dtype, cfg.use_ideep)
+        else:
+            leaves = []
+            try:
+                structure = _structure((args, kwargs), leaves)
+                key = (tuple([_leaf_signature(x) for x in leaves]), cfg.train,
+                       cfg.enable_backprop, cfg.dtype, cfg.use_ideep,
+                       structure)
+                hash(key)
+            except TypeError:
+                return func(chain, *args, **kwargs)
+        entries = self._entries
+        entry = entries.get(key)
+        if function_hook._global.hooks or link_hook._global.hooks:
+            return func(chain, *args, **kwargs)
+        if entry is not None:
+            entries.move_to_end(key)
+            state = entry[0]
+            if state is _DYNAMIC:
+                return func(chain, *args, **kwargs)
+            if state is _READY and not cfg.debug:
+                out = entry[1].replay(leaves)
+                if out is not _STALE:
+                    return out
+                del entries[key]
+                entry = None
+        recorder = _Recorder(chain, leaves)
+        with _trace.recording(recorder):
+            result = func(chain, *args, **kwargs)
+        recorder.finish(result)
+        if entry is None:
+            if recorder.why is not None:
+                self._store(key, (_DYNAMIC, None))
+                self._say(1, chain, 'runs define-by-run: ' + recorder.why)
+            else:
+                self._store(key, (_CANDIDATE, recorder))
+                self._say(1, chain, 'recorded {} step(s)'.format(
+                    len(recorder.steps)))
+            return result
+        reference = entry[1] if entry[0] is _CANDIDATE else entry[1].recorder
+        difference = recorder.why or reference.difference(recorder)
+        if difference is None:
+            if entry[0] is _CANDIDATE:
+                self._store(key, (_READY, _Schedule(recorder)))
+                self._say(1, chain, 'replays its {} step(s) from now on'.format(
+                    len(recorder.steps)))
+            return result
+        self._store(key, (_DYNAMIC, None))
+        if not self._warned:
+            self._warned = True
+            warnings.warn(
+                'static_graph: {} does not define the same graph on every call '
+                'with these inputs ({}); it runs define-by-run from now on. Put '
+                'data-dependent code in @static_code functions or remove '
+                '@static_graph.'.format(type(chain).__name__, difference),
+                RuntimeWarning, stacklevel=3)
+        return result
+
+    def _store(self, key, entry):
+        self._entries[key] = entry
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_schedules:
+            self._entries.popitem(last=False)
+
+    def _say(self, level, chain, what):
+        if self.verbosity_level >= level:
+            print('static_graph: {} {}'.format(type(chain).__name__, what))
 
 
+# -- signatures -------------------------------------------------------------------
+def _is_array(x):
+    return isinstance(x, numpy.ndarray) or backend.is_array(x)
+
+
+def _structure(obj, leaves):
+    """The hashable shape of the arguments; Variables and arrays go to
+    ``leaves`` (raises TypeError for an unhashable constant)."""
+    if isinstance(obj, Variable) or _is_array(obj):
+        leaves.append(obj)
+        return None
+    if type(obj) is tuple or type(obj) is list:
+        return (type(obj), tuple([_structure(x, leaves) for x in obj]))
+    if type(obj) is dict:
+        return (dict, tuple(sorted(
+            (k, _structure(v, leaves)) for k, v in obj.items())))
+    hash(obj)
+    return ('=', type(obj), obj)
+
+
+def _leaf_signature(x):
+    if isinstance(x, Variable):
+        a = x.array
+        if a is None:
+            return (Variable, None, x.requires_grad)
+        return (Variable, type(a), tuple(a.shape), a.dtype, x.requires_grad)
+    return (type(x), tuple(x.shape), x.dtype)
+
+
+_ONE = (tuple, ((tuple, (None,)), (dict, ())))   # _structure(((x,), {}))
+
+
+# -- recording ----------------------------------------------------------------------
+class _Recorder:
+    """What one define-by-run call of a static chain applied, in order."""
+
+    busy = False
+
+    def __init__(self, chain, leaves):
+        self.chain = chain
+        self.steps = []
+        self.requires_grad = []   # per value
+        self.consts = {}          # value -> array made outside the ops
+        self.params = []          # (value, Parameter)
+        self.why = None           # why this call cannot be replayed
+        self._linked = {}         # id(Variable) -> value
+        self._data = {}           # id(array) -> value
+        self._keep = []           # what the ids above belong to
+        self.args = []
+        for x in leaves:
+            v = self._new(x.requires_grad if isinstance(x, Variable) else False)
+            self.args.append(v)
+            if isinstance(x, Variable):
+                self._link(x, v)
+            else:
+                self._see(x, v)
+        self.links = list(chain.links())
+        self.persistents = [
+            (link, name, getattr(link, name)) for link in self.links
+            for name in link._persistent if _is_array(getattr(link, name))]
+        if any(link._local_link_hooks for link in self.links):
+            self.why = 'a link of it has a link hook'
+        self.output = None
+
+    def _new(self, requires_grad):
+        self.requires_grad.append(requires_grad)
+        return len(self.requires_grad) - 1
+
+    def _see(self, array, v):
+        self._data[id(array)] = v
+        self._keep.append(array)
+
+    def _link(self, var, v):
+        self._linked[id(var)] = v
+        self._keep.append(var)
+        self._see(var.array, v)
+
+    def _source(self, x):
+        if isinstance(x, Variable):
+            v = self._linked.get(id(x))
+            if v is not None:
+                return (v, _LINK)
+            if isinstance(x, Parameter):
+                v = self._new(x.requires_grad)
+                self._link(x, v)
+                self.params.append((v, x))
+                return (v, _LINK)
+            mode = _LEAF_GRAD if x.requires_grad else _LEAF
+            x = x.array
+        else:
+            mode = _LEAF
+            if not _is_array(x):
+                x = Variable(x).array if x is not None else x
+        v = self._data.get(id(x))
+        if v is None:
+            v = self._new(False)
+            self.consts[v] = x
+            self._see(x, v)
+        return (v, mode)
+
+    def record_apply(self, node, inputs):
+        from cpuframe.function import FunctionAdapter
+        try:
+            pre = dict(node.__dict__)
+        except AttributeError:
+            pre = None
+            self.why = '{} keeps no __dict__'.format(type(node).__name__)
+        if isinstance(node, FunctionAdapter):
+            self.why = 'old-style Function {}'.format(node.label)
+        if pre is not None:
+            pre.pop('_route_choice', None)
+        sources = tuple([self._source(x) for x in inputs])
+        self.busy = True
+        try:
+            outputs = node.apply(inputs)
+        finally:
+            self.busy = False
+        first = len(self.requires_grad)
+        for y in outputs:
+            self._link(y, self._new(y.requires_grad))
+        declared = type(node).retained_for_backward
+        self.steps.append((
+            'op', type(node), pre, sources, first, len(outputs),
+            node._output_meta, declared))
+        return outputs
+
+    def record_code(self, func, args, kwargs):
+        template = self._template((args, kwargs))
+        self.busy = True
+        try:
+            result = func(*args, **kwargs)
+        finally:
+            self.busy = False
+        leaves = []
+        try:
+            _structure(result, leaves)
+        except TypeError:
+            leaves = []
+        outs = []
+        for x in leaves:
+            if isinstance(x, Variable) and x.creator_node is not None and \
+                    x.requires_grad:
+                self.why = ('@static_code function {} returns a Variable made '
+                            'by ops'.format(getattr(func, '__name__', func)))
+            v = self._new(False)
+            self._see(x.array if isinstance(x, Variable) else x, v)
+            outs.append((v, isinstance(x, Variable)))
+        self.steps.append(('code', func, template, tuple(outs)))
+        return result
+
+    def _template(self, obj):
+        if isinstance(obj, Variable):
+            v = self._linked.get(id(obj))
+            if v is None:
+                v = self._data.get(id(obj.array))
+            return ('v', obj) if v is None else ('var', v)
+        if _is_array(obj):
+            v = self._data.get(id(obj))
+            return ('=', obj) if v is None else ('array', v)
+        if type(obj) is tuple or type(obj) is list:
+            return ('seq', type(obj), tuple(self._template(x) for x in obj))
+        if type(obj) is dict:
+            return ('dict', tuple((k, self._template(x)) for k, x in obj.items()))
+        return ('=', obj)
+
+    def finish(self, result):
+        self.output = self._template(result)
+        self._linked = self._data = self._keep = None
+
+    def difference(self, other):
+        """None if ``other`` recorded the same graph, else what differs."""
+        if len(self.steps) != len(other.steps):
+            return '{} steps, then {}'.format(len(self.steps), len(other.steps))
+        for k, (a, b) in enumerate(zip(self.steps, other.steps)):
+            if a[0] != b[0] or a[1] is not b[1]:
+                return 'step {}: {} then {}'.format(k, _name(a), _name(b))
+            if a[0] == 'op':
+                if a[3] != b[3] or a[4:6] != b[4:6] or not _same(a[2], b[2]):
+                    return 'step {} ({}) with other inputs or settings'.format(
+                        k, _name(a))
+            elif not _same(a[2], b[2]) or a[3] != b[3]:
+                return 'step {} ({}) with other arguments'.format(k, _name(a))
+        if self.requires_grad != other.requires_grad:
+            return 'other values require gradients'
+        if [(v, id(p)) for v, p in self.params] != \
+                [(v, id(p)) for v, p in other.params]:
+            return 'other parameters'
+        if self.consts.keys() != other.consts.keys() or not all(
+                _same(self.consts[v], other.consts[v]) for v in self.consts):
+            return 'an array computed outside the ops changed'
+        if not _same(self.output, other.output):
+            return 'other outputs'
+        return None
+
+
+def _name(step):
+    return step[1].__name__ if isinstance(step[1], type) else \
+        getattr(step[1], '__name__', repr(step[1]))
+
+
+def _same(a, b):
+    """Whether two recorded settings are equal (arrays by value)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if _is_array(a):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        xp = backend.get_array_module(a)
+        if xp is numpy:
+            a, b = numpy.asarray(a), numpy.asarray(b)
+        return bool(xp.array_equal(a, b, equal_nan=a.dtype.kind in 'fc'))
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, Variable):
+        return _same(a.array, b.array) and a.requires_grad == b.requires_grad
+    if isinstance(a, (int, float, complex, str, bytes, bool, type(None),
+                      numpy.generic, numpy.dtype)):
+        try:
+            return bool(a == b) or (a != a and b != b)
+        except (TypeError, ValueError):
+            return False
+    return True   # objects of the same type (devices, links, configs)
+
+
+# -- replay -------------------------------------------------------------------------
+_STALE = object()
+
+
+def _leaf(array, requires_grad):
+    node = object.__new__(VariableNode)
+    node._variable = _released
+    node.name = None
+    node.creator_node = None
+    node.rank = 0
+    node.data = None
+    node.requires_grad = requires_grad
+    shape = array.shape
+    node.shape = shape if type(shape) is tuple else tuple(shape)
+    node.dtype = array.dtype
+    return node
+
+
+class _Schedule:
+    """A recorded call, replayed (see the module docstring)."""
+
+    def __init__(self, recorder):
+        self.recorder = recorder
+        self.size = len(recorder.requires_grad)
+        template = [None] * self.size
+        for v, array in recorder.consts.items():
+            template[v] = array
+        self.template = template
+        self.requires_grad = recorder.requires_grad
+        self.args = recorder.args
+        self.params = []
+        for v, p in recorder.params:
+            a = p.array
+            self.params.append((v, p, type(a), tuple(a.shape), a.dtype,
+                                p.requires_grad))
+        self.persistents = recorder.persistents
+        self.links = recorder.links
+        self.steps = [self._compile(step) for step in recorder.steps]
+        self.output = recorder.output
+        self.build = config.enable_backprop
+
+    @staticmethod
+    def _compile(step):
+        if step[0] != 'op':
+            return step
+        _, cls, pre, sources, first, n, meta, declared = step
+        pre = dict(pre)
+        if declared is None:
+            pre['_input_indexes_to_retain'] = None
+            pre['_output_indexes_to_retain'] = None
+        else:
+            pre['_input_indexes_to_retain'] = tuple(declared[0]) or None
+            pre['_output_indexes_to_retain'] = tuple(declared[1]) or None
+        vids = tuple(v for v, _ in sources)
+        linked = all(mode == _LINK for _, mode in sources)
+        return ('op', cls, pre, vids, None if linked else sources, first, n,
+                meta)
+
+    def _stale(self):
+        for link, name, value in self.persistents:
+            if getattr(link, name) is not value:
+                return True
+        for link in self.links:
+            if link._local_link_hooks:
+                return True
+        return False
+
+    def replay(self, leaves):
+        if self._stale():
+            return _STALE
+        values = self.template[:]
+        build = self.build
+        nodes = [None] * self.size if build else None
+        for v, x in zip(self.args, leaves):
+            if isinstance(x, Variable):
+                values[v] = x.array
+                if build:
+                    nodes[v] = x._node
+            else:
+                values[v] = x
+        for v, p, t, shape, dtype, requires_grad in self.params:
+            a = p.array
+            if type(a) is not t or a.shape != shape or a.dtype != dtype or \
+                    p.requires_grad != requires_grad:
+                return _STALE
+            values[v] = a
+            if build:
+                nodes[v] = p._node
+        requires_grad = self.requires_grad
+        new = object.__new__
+        ref = weakref.ref
+        node_type = VariableNode
+        with _trace.suspended():
+            for step in self.steps:
+                if step[0] != 'op':
+                    _, func, template, outs = step
+                    args, kwargs = _fill(template, values, nodes)
+                    result = func(*args, **kwargs)
+                    found = []
+                    _structure(result, found)
+                    for (v, _), x in zip(outs, found):
+                        values[v] = x.array if isinstance(x, Variable) else x
+                    continue
+                _, cls, pre, vids, sources, first, n, meta = step
+                in_data = tuple([values[v] for v in vids])
+                node = new(cls)
+                node.__dict__.update(pre)
+                outputs = node._forward_routed(in_data)
+                values[first:first + n] = outputs
+                if not build:
+                    continue
+                # the graph apply would link (see FunctionNode.apply)
+                if sources is None:
+                    in_nodes = [nodes[v] for v in vids]
+                else:
+                    in_nodes = [nodes[v] if mode == _LINK else
+                                _leaf(values[v], mode == _LEAF_GRAD)
+                                for v, mode in sources]
+                rank = 0
+                for x in in_nodes:
+                    if x.rank > rank:
+                        rank = x.rank
+                node.rank = rank
+                node.inputs = tuple(in_nodes)
+                refs = []
+                for k in range(n):
+                    y = outputs[k]
+                    out = new(node_type)
+                    out._variable = _released
+                    out.name = None
+                    out.creator_node = node
+                    out.rank = rank + 1
+                    out.data = None
+                    out.requires_grad = requires_grad[first + k]
+                    shape = y.shape
+                    out.shape = shape if type(shape) is tuple else tuple(shape)
+                    out.dtype = y.dtype
+                    nodes[first + k] = out
+                    refs.append(ref(out))
+                node.outputs = tuple(refs)
+                node._output_meta = meta
+                kept = node._input_indexes_to_retain
+                if kept is not None:
+                    for i in kept:
+                        in_nodes[i].data = in_data[i]
+                kept = node._output_indexes_to_retain
+                if kept is not None:
+                    node._retained_output_data = tuple([outputs[i] for i in kept])
+        return _fill(self.output, values, nodes)
+
+
+def _fill(template, values, nodes):
+    """The object a recorded template describes, from this replay's values."""
+    kind = template[0]
+    if kind == 'var':
+        v = template[1]
+        node = None if nodes is None else nodes[v]
+        if node is not None:
+            var = node._variable()
+            if var is not None:
+                return var
+            var = object.__new__(Variable)
+            var._array = values[v]
+            var._requires_grad = node.requires_grad
+            var._node = node
+            var._grad_var = None
+            var._loss_scale = None
+            node._variable = weakref.ref(var)
+            return var
+        return Variable._of_output(values[v], False)
+    if kind == 'array':
+        return values[template[1]]
+    if kind == 'seq':
+        return template[1](_fill(x, values, nodes) for x in template[2])
+    if kind == 'dict':
+        return {k: _fill(x, values, nodes) for k, x in template[1]}
+    if kind == 'v':
+        return Variable(template[1].array, requires_grad=template[1].requires_grad)
+    return template[1]
+
+
+# -- the decorator ------------------------------------------------------------------
 def static_graph(*args, **kwargs):
     """Mark a Chain's ``__call__`` (or ``forward``) as a static subgraph.
 
     Use as ``@static_graph`` or ``@static_graph(verbosity_level=1, ...)``
-    with Chainer's keyword arguments (``check_input_variables``,
+    with Chainer's keyword arguments (``force_test_define_by_run``,
     ``minimize_cache_size``, ``verbosity_level``,
-    ``enable_double_backprop``). The method runs define-by-run on every call
-    (see the module docstring); results and gradients are the ones Chainer's
-    schedule computes.
+    ``enable_double_backprop``, ``check_input_variables``). The first two
+    calls with a given input signature run define-by-run and record the
+    ops; later ones replay them (see the module docstring for what is
+    replayed and when define-by-run runs instead).
     """
     unknown = sorted(set(kwargs) - set(_OPTIONS))
     if unknown:
@@ -65,12 +619,21 @@ def static_graph(*args, **kwargs):
 def _decorate(func, options):
     if not callable(func):
         raise TypeError('static_graph: expected a method, got {!r}'.format(func))
+    force_dbr_in_test = bool(options['force_test_define_by_run'])
 
     @functools.wraps(func)
     def wrapped(chain, *args, **kwargs):
-        if getattr(chain, 'schedule_manager', None) is None:
-            object.__setattr__(chain, 'schedule_manager', ScheduleManager(
-                options['minimize_cache_size'], options['verbosity_level']))
-        return func(chain, *args, **kwargs)
+        manager = chain.__dict__.get('schedule_manager')
+        if manager is None:
+            manager = ScheduleManager(options['minimize_cache_size'],
+                                      options['verbosity_level'])
+            object.__setattr__(chain, 'schedule_manager', manager)
+        if not getattr(config, 'use_static_graph', True) or \
+                (force_dbr_in_test and not config.train) or \
+                _trace.state.recorder is not None:
+            # (inside another static chain's recording, its ops are that
+            # chain's)
+            return func(chain, *args, **kwargs)
+        return manager._call(func, chain, args, kwargs)
     wrapped.static_graph_options = options
     return wrapped

@@ -1,15 +1,20 @@
 """``chainer.graph_optimizations.static_graph_utilities``."""
 import functools
 
+from cpuframe import _trace
+
 
 def static_code(*dec_args, **dec_kwargs):
     """Mark a function as side-effect code of a static subgraph (Chainer's API).
 
-    In Chainer such a function is recorded into the static schedule and so
-    runs on every iteration, not only the first. cpuframe never replays a
-    schedule: every call of the chain runs its Python code, so the function
-    simply runs each time it is called, as Chainer guarantees. Usable as
-    ``@static_code`` or ``@static_code()``.
+    A static chain's replay (``@static_graph``) runs only the recorded ops
+    and the functions decorated with this, in the recorded order, with the
+    arguments they were given while recording (those that were Variables
+    or arrays of the chain take this call's values). Arrays or Variables it
+    returns may feed later ops (as constants: ops it applies itself are run,
+    not recorded, so no gradient flows through them). Outside a static
+    chain it is a plain call. Usable as ``@static_code`` or
+    ``@static_code()``.
     """
     if dec_kwargs:
         raise TypeError('static_code: expected no keyword arguments, got {}'.format(
@@ -25,6 +30,9 @@ def static_code(*dec_args, **dec_kwargs):
 def _wrap(func):
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
+        recorder = _trace.state.recorder
+        if recorder is not None and not recorder.busy:
+            return recorder.record_code(func, args, kwargs)
         return func(*args, **kwargs)
     return wrapped
 
@@ -32,6 +40,6 @@ def _wrap(func):
 def static_forward_optimizations(func, inputs):
     """Chainer's hook for a FunctionNode called inside a static subgraph.
 
-    Nothing to do here: cpuframe records no static schedule.
+    Nothing to do here: a replay runs the node's own forward.
     """
     return None
