@@ -144,3 +144,26 @@ def test_word2vec_example_loss_falls(model, out_type, dataset_root, tmp_path):
     lines = (tmp_path / 'result' / 'word2vec.model').read_text().splitlines()
     assert lines[0] == '12 16' and len(lines) == 13
     assert len(lines[1].split()) == 17
+
+
+@pytest.mark.parametrize('device', DEVICES)
+@pytest.mark.parametrize('model', ['MLP', 'MLPSideEffect'])
+def test_static_graph_example_learns(device, model, dataset_root, tmp_path):
+    # Chainer's static_graph MNIST example: the decorated MLP is replayed
+    # from its third call per signature, trains to Chainer's accuracy, and
+    # its @static_code runs on every call (training and evaluation).
+    out = _run('train_mnist_static_graph.py',
+               ['-e', '3', '-b', '100', '-u', '100', '-d', device, '-m', model,
+                '-o', 'result'], dataset_root, tmp_path)
+    log = json.loads((tmp_path / 'result' / 'log').read_text())
+    assert [entry['epoch'] for entry in log] == [1, 2, 3]
+    assert log[-1]['validation/main/accuracy'] >= 0.9
+    lines = out.stdout.splitlines()
+    assert any('replayed' in line for line in lines
+               if line.startswith('schedules:')), out.stdout[-2000:]
+    if model == 'MLPSideEffect':
+        iterations = int(next(line for line in lines
+                              if line.startswith('iterations:')).split()[-1])
+        n_test = len(get_digits()[1])
+        calls = iterations + 3 * -(-n_test // 100)
+        assert 'side effect counter: {}'.format(calls) in lines

@@ -85,3 +85,400 @@ def test_bad_arguments_are_named():
         static_graph(3)
     with pytest.raises(TypeError, match='static_code: expected no keyword'):
         static_code(x=1)
+
+
+# -- record and replay ---------------------------------------------------------
+# A decorated chain records its ops on the first two calls per input
+# signature and replays them from the third; everything below checks the
+# replay against the same chain undecorated, bit for bit.
+from cpuframe import function_hook  # noqa: E402
+from cpuframe.backends import intel64  # noqa: E402
+
+DEVICES = ['numpy', pytest.param('intel64', marks=pytest.mark.skipif(
+    not intel64.is_ideep_available(), reason='native module unavailable'))]
+
+
+class ConvNet(cpuframe.Chain):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.c1 = L.Convolution2D(2, 4, 3, pad=1)
+            self.bn = L.BatchNormalization(4)
+            self.l1 = L.Linear(4 * 4 * 4, 5)
+        self.python_calls = 0
+
+    def forward(self, x):
+        self.python_calls += 1
+        h = F.max_pooling_2d(F.relu(self.bn(self.c1(x))), 2)
+        h = F.dropout(h, 0.25)
+        return self.l1(h) * 0.5 + F.tanh(self.l1(h))
+
+
+class StaticConvNet(ConvNet):
+    @static_graph
+    def forward(self, x):
+        return super().forward(x)
+
+
+class Unrolled(cpuframe.Chain):
+    """An LSTM unrolled inside the decorated method (weights used at every
+    step: their gradients accumulate)."""
+
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.embed = L.Linear(3, 6)
+            self.lstm = L.LSTM(6, 5)
+            self.out = L.Linear(5, 2)
+        self.python_calls = 0
+
+    def forward(self, xs):
+        self.python_calls += 1
+        self.lstm.reset_state()
+        ys = []
+        for x in xs:
+            ys.append(self.out(self.lstm(F.tanh(self.embed(x)))))
+        return F.stack(ys), self.lstm.c
+
+
+class StaticUnrolled(Unrolled):
+    @static_graph
+    def forward(self, xs):
+        return super().forward(xs)
+
+
+class MLP(cpuframe.Chain):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.l1 = L.Linear(4, 16)
+            self.l2 = L.Linear(16, 3)
+        self.python_calls = 0
+
+    def forward(self, x):
+        self.python_calls += 1
+        return self.l2(F.relu(self.l1(x)))
+
+
+class StaticMLP(MLP):
+    @static_graph
+    def forward(self, x):
+        return super().forward(x)
+
+
+def _pair(plain_cls, static_cls, device='numpy'):
+    plain, static = plain_cls(), static_cls()
+    static.copyparams(plain)
+    if device == 'intel64':
+        plain.to_device('@intel64')
+        static.to_device('@intel64')
+    return plain, static
+
+
+def _arrays(x):
+    return numpy.asarray(x.array if isinstance(x, cpuframe.Variable) else x)
+
+
+def _train_both(plain, static, make_inputs, loss_of, iterations, optimizer=None):
+    opts = [cpuframe.optimizers.Adam().setup(m) if optimizer else None
+            for m in (plain, static)]
+    for it in range(iterations):
+        inputs = make_inputs(it)
+        seen = []
+        for model, opt in zip((plain, static), opts):
+            model.cleargrads()
+            numpy.random.seed(it)
+            loss = loss_of(model(inputs))
+            loss.backward()
+            seen.append([_arrays(loss)] +
+                        [_arrays(p.grad) for _, p in sorted(model.namedparams())] +
+                        [numpy.asarray(getattr(link, name))
+                         for link in model.links() for name in sorted(link._persistent)
+                         if getattr(link, name) is not None and
+                         not numpy.isscalar(getattr(link, name))])
+            if opt is not None:
+                opt.update()
+        for a, b in zip(*seen):
+            numpy.testing.assert_array_equal(a, b, err_msg='iteration {}'.format(it))
+
+
+@pytest.mark.parametrize('device', DEVICES)
+@pytest.mark.parametrize('train', [True, False])
+def test_convnet_replay_equals_define_by_run(device, train):
+    plain, static = _pair(ConvNet, StaticConvNet, device)
+    rng = numpy.random.default_rng(1)
+    dev = cpuframe.get_device('@intel64' if device == 'intel64' else '@numpy')
+
+    def inputs(it):
+        return dev.send(rng.standard_normal((3, 2, 8, 8)).astype(numpy.float32))
+
+    with cpuframe.using_config('train', train):
+        _train_both(plain, static, inputs, lambda y: F.sum(y * y), 5, optimizer=True)
+    # two recorded calls, then replays: the chain's Python ran twice
+    assert static.python_calls == 2 and plain.python_calls == 5
+    assert list(static.schedule_manager.schedules.values()) == ['replayed']
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_unrolled_lstm_replay_equals_define_by_run(device):
+    plain, static = _pair(Unrolled, StaticUnrolled, device)
+    rng = numpy.random.default_rng(2)
+
+    def inputs(it):
+        return [rng.standard_normal((2, 3)).astype(numpy.float32) for _ in range(4)]
+
+    _train_both(plain, static, inputs,
+                lambda out: F.sum(out[0] * out[0]) + F.sum(out[1]), 5, optimizer=True)
+    assert static.python_calls == 2
+
+
+def test_mixed_bf16_replay_equals_define_by_run():
+    plain, static = _pair(MLP, StaticMLP)
+    rng = numpy.random.default_rng(3)
+    with cpuframe.using_config('dtype', cpuframe.mixed_bf16):
+        _train_both(plain, static,
+                    lambda it: rng.standard_normal((5, 4)).astype(numpy.float32),
+                    lambda y: F.sum(y * y), 4, optimizer=True)
+    assert static.python_calls == 2
+
+
+def test_signatures_record_their_own_schedules():
+    plain, static = _pair(MLP, StaticMLP)
+    for batch in (2, 3, 2, 3, 2, 3):
+        x = numpy.ones((batch, 4), numpy.float32) * batch
+        numpy.testing.assert_array_equal(static(x).array, plain(x).array)
+    assert static.python_calls == 4
+    assert list(static.schedule_manager.schedules.values()) == ['replayed'] * 2
+    with cpuframe.using_config('train', False):
+        for _ in range(3):
+            static(x)
+    assert static.python_calls == 6
+
+
+def test_no_backprop_mode_replays_without_graph():
+    plain, static = _pair(MLP, StaticMLP)
+    x = numpy.ones((2, 4), numpy.float32)
+    with cpuframe.no_backprop_mode():
+        for _ in range(3):
+            y = static(x)
+    assert y.creator is None and static.python_calls == 2
+    numpy.testing.assert_array_equal(y.array, plain(x).array)
+
+
+def test_two_calls_in_one_step_and_variable_inputs():
+    plain, static = _pair(MLP, StaticMLP)
+    for it in range(4):
+        x1 = cpuframe.Variable(numpy.full((2, 4), it, numpy.float32))
+        grads = []
+        for model in (plain, static):
+            model.cleargrads()
+            xv = cpuframe.Variable(x1.array.copy())
+            loss = F.sum(model(xv) * model(x1.array + 1))
+            loss.backward()
+            grads.append((model.l1.W.grad.copy(), xv.grad.copy()))
+        numpy.testing.assert_array_equal(grads[0][0], grads[1][0])
+        numpy.testing.assert_array_equal(grads[0][1], grads[1][1])
+
+
+def test_double_backprop_through_a_replay():
+    plain, static = _pair(MLP, StaticMLP)
+    for _ in range(3):
+        static(numpy.zeros((2, 4), numpy.float32))
+    results = []
+    for model in (plain, static):
+        model.cleargrads()
+        x = cpuframe.Variable(numpy.linspace(-1, 1, 8, dtype=numpy.float32)
+                              .reshape(2, 4))
+        y = model(x)
+        gx, = cpuframe.grad([F.sum(F.tanh(y))], [x], enable_double_backprop=True)
+        F.sum(gx * gx).backward()
+        results.append((gx.array.copy(), model.l1.W.grad.copy()))
+    assert static.python_calls == 3
+    for a, b in zip(*results):
+        numpy.testing.assert_array_equal(a, b)
+
+
+def test_static_code_runs_every_call_with_this_calls_values():
+    seen = []
+
+    class Chain(MLP):
+        @static_code
+        def log_input(self, x):
+            seen.append(float(x.array.sum()))
+
+        @static_graph
+        def forward(self, x):
+            self.log_input(x)
+            return super().forward(x)
+
+    chain = Chain()
+    for k in range(4):
+        chain(cpuframe.Variable(numpy.full((2, 4), k, numpy.float32)))
+    assert seen == [0.0, 8.0, 16.0, 24.0]
+    assert chain.python_calls == 2
+
+
+class Branchy(MLP):
+    @static_graph
+    def forward(self, x):
+        h = self.l1(x)
+        if float(x.sum()) > 0:     # data-dependent: not a static graph
+            h = F.relu(h)
+        return self.l2(h)
+
+
+class Computed(MLP):
+    @static_graph
+    def forward(self, x):
+        # an array computed outside the ops is frozen in a replay
+        return self.l2(F.relu(self.l1(x))) + x[:, :3] * 2
+
+
+class Reference(MLP):
+    def forward(self, x):
+        h = self.l1(x)
+        if float(x.sum()) > 0:
+            h = F.relu(h)
+        return self.l2(h)
+
+
+@pytest.mark.parametrize('cls', [Branchy, Computed])
+def test_a_graph_that_depends_on_the_data_runs_define_by_run(cls):
+    chain, plain = cls(), MLP()
+    plain.copyparams(chain)
+    signs = [1, -1, 1, -1, 1]
+    with pytest.warns(RuntimeWarning, match='does not define the same graph'):
+        for s in signs[:2]:
+            chain(numpy.full((2, 4), s, numpy.float32))
+    for s in signs:
+        x = numpy.full((2, 4), s, numpy.float32)
+        if cls is Branchy:
+            expect = Reference.forward(plain, x).array
+        else:
+            expect = (MLP.forward(plain, x) + x[:, :3] * 2).array
+        numpy.testing.assert_array_equal(chain(x).array, expect)
+    assert list(chain.schedule_manager.schedules.values()) == ['define-by-run']
+
+
+def test_parameters_replaced_or_reshaped_are_followed():
+    plain, static = _pair(MLP, StaticMLP)
+    x = numpy.ones((2, 4), numpy.float32)
+    for _ in range(3):
+        static(x)
+    for model in (plain, static):   # a new array (not in place)
+        model.l1.W.array = model.l1.W.array * 2
+    numpy.testing.assert_array_equal(static(x).array, plain(x).array)
+    assert static.python_calls == 2
+    for model in (plain, static):   # another shape: recorded again
+        model.l1 = L.Linear(4, 16)
+    static.l1.copyparams(plain.l1)
+    for model in (plain, static):
+        model.l2.W.array = numpy.ones((3, 16), numpy.float32)
+    numpy.testing.assert_array_equal(static(x).array, plain(x).array)
+
+
+def test_replaced_persistents_and_link_hooks_record_again():
+    plain, static = _pair(ConvNet, StaticConvNet)
+    x = numpy.ones((2, 2, 8, 8), numpy.float32)
+    for _ in range(3):
+        static(x)
+    calls = static.python_calls
+    static.bn.avg_mean = static.bn.avg_mean.copy()
+    static(x)
+    assert static.python_calls == calls + 1
+    static.c1.add_hook(cpuframe.link_hooks.TimerHook())
+    static(x)
+    assert static.python_calls == calls + 2
+
+
+def test_hooks_debug_and_switches_run_define_by_run():
+    plain, static = _pair(MLP, StaticMLP)
+    x = numpy.ones((2, 4), numpy.float32)
+    for _ in range(3):
+        static(x)
+    assert static.python_calls == 2
+
+    class Count(function_hook.FunctionHook):
+        name = 'Count'
+        n = 0
+
+        def forward_preprocess(self, function, in_data):
+            self.n += 1
+
+    with Count() as hook:
+        static(x)
+    assert hook.n == 3 and static.python_calls == 3   # linear, relu, linear
+    with cpuframe.using_config('debug', True):
+        static(x)
+    assert static.python_calls == 4
+    with cpuframe.using_config('use_static_graph', False):
+        static(x)
+    assert static.python_calls == 5
+    static(x)
+    assert static.python_calls == 5
+
+
+def test_force_test_define_by_run():
+    class Chain(MLP):
+        @static_graph(force_test_define_by_run=True)
+        def forward(self, x):
+            return super().forward(x)
+
+    chain = Chain()
+    x = numpy.ones((2, 4), numpy.float32)
+    with cpuframe.using_config('train', False):
+        for _ in range(3):
+            chain(x)
+    assert chain.python_calls == 3
+    for _ in range(3):
+        chain(x)
+    assert chain.python_calls == 5
+
+
+def test_outputs_and_arguments_of_several_kinds():
+    class Chain(MLP):
+        @static_graph
+        def forward(self, pair, scale=1.0):
+            self.python_calls += 1
+            a, b = pair
+            h = self.l1(a) * scale + self.l1(b)
+            return {'y': self.l2(h), 'h': (h, a)}
+
+    chain = Chain()
+    a = cpuframe.Variable(numpy.ones((2, 4), numpy.float32))
+    b = numpy.full((2, 4), 2, numpy.float32)
+    first = chain((a, b), scale=3.0)
+    for _ in range(3):
+        out = chain((a, b), scale=3.0)
+    assert out['h'][1] is a
+    numpy.testing.assert_array_equal(out['y'].array, first['y'].array)
+    numpy.testing.assert_array_equal(out['h'][0].array, first['h'][0].array)
+    assert chain.python_calls == 2
+    chain((a, b), scale=2.0)      # another constant: another signature
+    assert chain.python_calls == 3
+
+
+def test_replays_from_several_threads():
+    import threading
+    plain, static = _pair(MLP, StaticMLP)
+    x = numpy.arange(8, dtype=numpy.float32).reshape(2, 4)
+    for _ in range(3):
+        static(x)
+    expect = plain(x).array
+    errors = []
+
+    def work():
+        try:
+            for _ in range(50):
+                y = static(x)
+                F.sum(y).backward()
+                numpy.testing.assert_array_equal(y.array, expect)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and static.python_calls == 2

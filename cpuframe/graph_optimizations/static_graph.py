@@ -63,7 +63,7 @@ _OPTIONS = {
 }
 
 # how an op reads a recorded value
-_LINK = 0       # the value's own graph node (an op output, a Variable argument, a parameter)
+_LINK = 0       # its own graph node (an op output, a Variable argument, a parameter)
 _LEAF = 1       # a new leaf holding the value (an array given as is: a constant)
 _LEAF_GRAD = 2  # a new leaf that requires a gradient (a Variable made in the method)
 
@@ -138,6 +138,8 @@ class ScheduleManager:
                     return out
                 del entries[key]
                 entry = None
+        if any(link._local_link_hooks for link in chain.links()):
+            return func(chain, *args, **kwargs)
         recorder = _Recorder(chain, leaves)
         with _trace.recording(recorder):
             result = func(chain, *args, **kwargs)
@@ -152,7 +154,11 @@ class ScheduleManager:
                     len(recorder.steps)))
             return result
         reference = entry[1] if entry[0] is _CANDIDATE else entry[1].recorder
-        difference = recorder.why or reference.difference(recorder)
+        if recorder.why is not None:
+            self._store(key, (_DYNAMIC, None))
+            self._say(1, chain, 'runs define-by-run: ' + recorder.why)
+            return result
+        difference = reference.difference(recorder)
         if difference is None:
             if entry[0] is _CANDIDATE:
                 self._store(key, (_READY, _Schedule(recorder)))
@@ -238,11 +244,22 @@ class _Recorder:
             else:
                 self._see(x, v)
         self.links = list(chain.links())
-        self.persistents = [
-            (link, name, getattr(link, name)) for link in self.links
-            for name in link._persistent if _is_array(getattr(link, name))]
-        if any(link._local_link_hooks for link in self.links):
-            self.why = 'a link of it has a link hook'
+        # what a replay reads through the chain's attributes: its links,
+        # parameters and array persistents (each must still be there)
+        members = []
+        for link in self.links:
+            children = link.__dict__.get('_children', ())
+            if type(children) is list:      # ChainList
+                members.extend((children, k, c) for k, c in enumerate(children))
+            else:
+                members.extend((link.__dict__, name, link.__dict__.get(name))
+                               for name in children)
+            members.extend((link.__dict__, name, link.__dict__.get(name))
+                           for name in link._params)
+            members.extend((link.__dict__, name, link.__dict__.get(name))
+                           for name in link._persistent
+                           if _is_array(link.__dict__.get(name)))
+        self.members = members
         self.output = None
 
     def _new(self, requires_grad):
@@ -444,7 +461,7 @@ class _Schedule:
             a = p.array
             self.params.append((v, p, type(a), tuple(a.shape), a.dtype,
                                 p.requires_grad))
-        self.persistents = recorder.persistents
+        self.members = recorder.members
         self.links = recorder.links
         self.steps = [self._compile(step) for step in recorder.steps]
         self.output = recorder.output
@@ -468,8 +485,8 @@ class _Schedule:
                 meta)
 
     def _stale(self):
-        for link, name, value in self.persistents:
-            if getattr(link, name) is not value:
+        for owner, name, value in self.members:
+            if owner[name] is not value:
                 return True
         for link in self.links:
             if link._local_link_hooks:
