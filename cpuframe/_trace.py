@@ -12,6 +12,7 @@ result.
 import threading
 
 active = [0]
+_count_lock = threading.Lock()
 
 
 class _State(threading.local):
@@ -31,11 +32,13 @@ class recording:
     def __enter__(self):
         self.previous = state.recorder
         state.recorder = self.recorder
-        active[0] += 1
+        with _count_lock:
+            active[0] += 1
         return self.recorder
 
     def __exit__(self, *exc):
-        active[0] -= 1
+        with _count_lock:
+            active[0] -= 1
         state.recorder = self.previous
         return False
 

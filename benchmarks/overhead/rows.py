@@ -45,9 +45,12 @@ class ChainerAPI:
     """``ch`` is ``cpuframe`` or ``chainer``; ``device`` a device spec
     (``'@numpy'``, ``'@intel64'``) the model and the inputs are sent to."""
 
-    def __init__(self, ch, device):
+    def __init__(self, ch, device, static=False):
         import importlib
         self.ch = ch
+        #: decorate the models' forward with ``@static_graph`` (the model
+        #: rows only)
+        self.static = static
         self.F = importlib.import_module(ch.__name__ + '.functions')
         self.L = importlib.import_module(ch.__name__ + '.links')
         self.device = ch.get_device(device)
@@ -75,6 +78,8 @@ def _mlp(api, sizes):
             for link in list(self)[:-1]:
                 x = F.relu(link(x))
             return self[-1](x)
+        if api.static:
+            forward = ch.static_graph(forward)
     return MLP()
 
 
@@ -83,7 +88,8 @@ def chainer_rows(api):
     rows = {}
 
     x4 = api.array(_rand(4))
-    rows['relu_4'] = lambda: F.relu(x4)
+    if not api.static:
+        rows['relu_4'] = lambda: F.relu(x4)
 
     a, b = api.var(_rand(32, 32)), api.var(_rand(32, 32, seed=1))
 
@@ -101,7 +107,8 @@ def chainer_rows(api):
         a.cleargrad()
         b.cleargrad()
         loss.backward()
-    rows['elementwise_10'] = elementwise_10
+    if not api.static:
+        rows['elementwise_10'] = elementwise_10
 
     mnist = api.model(L.Classifier(_mlp(api, (784, 100, 100, 10))))
     opt = ch.optimizers.SGD(lr=0.01).setup(mnist)
@@ -119,16 +126,35 @@ def chainer_rows(api):
         adam.update()
     rows['dqn_mlp'] = dqn_mlp
 
-    lstm = api.model(L.LSTM(128, 128))
     xl = [api.array(_rand(1, 128, seed=s)) for s in (3, 4)]
+    if api.static:
+        class TwoSteps(ch.Chain):
+            def __init__(self):
+                super().__init__()
+                with self.init_scope():
+                    self.lstm = L.LSTM(128, 128)
 
-    def lstm_2steps():
-        lstm.reset_state()
-        h = lstm(xl[0])
-        h = lstm(xl[1])
-        loss = F.sum(h)
-        lstm.cleargrads()
-        loss.backward()
+            @ch.static_graph
+            def forward(self, x0, x1):
+                self.lstm.reset_state()
+                self.lstm(x0)
+                return self.lstm(x1)
+        two = api.model(TwoSteps())
+
+        def lstm_2steps():
+            loss = F.sum(two(xl[0], xl[1]))
+            two.cleargrads()
+            loss.backward()
+    else:
+        lstm = api.model(L.LSTM(128, 128))
+
+        def lstm_2steps():
+            lstm.reset_state()
+            h = lstm(xl[0])
+            h = lstm(xl[1])
+            loss = F.sum(h)
+            lstm.cleargrads()
+            loss.backward()
     rows['lstm_2steps'] = lstm_2steps
 
     class TinyConvNet(ch.Chain):
@@ -141,10 +167,14 @@ def chainer_rows(api):
         def forward(self, x):
             h = F.max_pooling_2d(F.relu(self.conv(x)), 2)
             return self.fc(h)
+        if api.static:
+            forward = ch.static_graph(forward)
     conv = api.model(L.Classifier(TinyConvNet()))
     sgd = ch.optimizers.SGD(lr=0.01).setup(conv)
     xc, tc = api.array(_rand(16, 1, 8, 8)), api.array(_labels(16, 10))
     rows['tiny_convnet'] = lambda: sgd.update(conv, xc, tc)
+    if api.static:
+        return rows
 
     x, y = api.var(_rand(32, 32)), api.var(_rand(32, 32, seed=1))
     w, bias = api.var(_rand(32, 32, seed=2)), api.var(_rand(32, seed=3))

@@ -5,7 +5,9 @@
         --chainer-python /venv-chainer/bin/python --json out.json
 
 Paths: ``auto`` (cpuframe, ``use_ideep='auto'``, NumPy arrays: what a user
-gets without asking), ``intel64`` (cpuframe, the model and the inputs on the
+gets without asking), ``static`` (as ``auto``, the models' forward decorated
+with ``@static_graph``: the model rows only), ``intel64`` (cpuframe, the
+model and the inputs on the
 ``@intel64`` device), ``numpy`` (cpuframe, ``use_ideep='never'``: the
 reference path), ``chainer`` (Chainer itself, on NumPy, when a Python with
 ``chainer`` is given) and ``torch`` (PyTorch eager, comparison only, when a
@@ -49,7 +51,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent.parent
-PATHS = ('auto', 'intel64', 'numpy', 'chainer', 'torch')
+PATHS = ('auto', 'static', 'intel64', 'numpy', 'chainer', 'torch')
 THREAD_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
 UNFAIR_BLAS_VARS = ('OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE')
 _PREFIX = '@@overhead '
@@ -94,7 +96,7 @@ def _build(path, rows):
     if path == 'intel64':
         from cpuframe.backends import intel64
         intel64.check_ideep_available()
-    api = rows.ChainerAPI(cpuframe, device)
+    api = rows.ChainerAPI(cpuframe, device, static=path == 'static')
     info = {'cpuframe': cpuframe.__version__}
     if root:
         info['from'] = root
@@ -134,6 +136,9 @@ def worker_main(path):
         if command['op'] == 'finish':
             return 0
         row = command['row']
+        if row not in steps:
+            send({'status': 'na'})   # (a row this path does not run)
+            continue
         try:
             step = steps[row]
             if row not in sizes:
@@ -228,7 +233,7 @@ def run(args):
     if args.baseline:
         env['CPUFRAME_OVERHEAD_BASELINE'] = str(Path(args.baseline).resolve())
         paths += [p + '@base' for p in paths
-                  if p in ('auto', 'intel64', 'numpy')]
+                  if p in ('auto', 'intel64', 'numpy', 'static')]
         for p in paths:
             pythons.setdefault(p, sys.executable)
     report = {'cpu': _cpu_name(), 'threads': args.threads, 'rounds':
@@ -261,6 +266,9 @@ def run(args):
                     time.sleep(args.settle)
                     msg = w.request({'op': 'row', 'row': row,
                                      'block_s': args.block_ms / 1e3})
+                    if msg['status'] == 'na':
+                        times[w.path] = None
+                        continue
                     if msg['status'] != 'ok':
                         print('{} {}: {}'.format(row, w.path, msg['reason']),
                               file=sys.stderr)
@@ -288,10 +296,12 @@ def print_row(row, times, paths, header=False):
     widths = [max(9, len(p) + 1) for p in paths]
     cols = ['{:>{}}'.format(p, w) for p, w in zip(paths, widths)]
     ratios = [('auto/torch', 'auto', 'torch'),
+              ('static/torch', 'static', 'torch'),
+              ('static/auto', 'static', 'auto'),
               ('intel64/numpy', 'intel64', 'numpy'),
               ('auto/chainer', 'auto', 'chainer')] + [
                   (p + '/base', p, p + '@base')
-                  for p in ('auto', 'intel64', 'numpy')]
+                  for p in ('auto', 'intel64', 'numpy', 'static')]
     ratios = [r for r in ratios if r[1] in paths and r[2] in paths]
     if header:
         print('{:<28}{}  {}'.format('row (us per call)', ''.join(cols),

@@ -1,8 +1,8 @@
 """``chainer.graph_optimizations``: Chainer's static-subgraph decorators.
 
-cpuframe runs every chain define-by-run; ``static_graph`` and
-``static_code`` keep Chainer's signatures and run the decorated code as
-written (see ``static_graph``).
+``static_graph`` records a chain's ops on its first calls and replays
+them; ``static_code`` marks the Python that runs on every call (see
+``static_graph``).
 """
 from cpuframe.graph_optimizations import (
     static_graph,  # noqa: F401

@@ -67,6 +67,10 @@ _LINK = 0       # its own graph node (an op output, a Variable argument, a param
 _LEAF = 1       # a new leaf holding the value (an array given as is: a constant)
 _LEAF_GRAD = 2  # a new leaf that requires a gradient (a Variable made in the method)
 
+_APPLY_STATE = ('_route_choice', 'inputs', 'outputs', 'rank',
+                '_retained_output_data', '_output_meta', '_forward_dtype',
+                '_bf16_forward', '_donated_grad_outputs', '_donated_grad_inputs')
+
 _CANDIDATE, _READY, _DYNAMIC = 'recorded once', 'replayed', 'define-by-run'
 
 
@@ -308,7 +312,9 @@ class _Recorder:
         if isinstance(node, FunctionAdapter):
             self.why = 'old-style Function {}'.format(node.label)
         if pre is not None:
-            pre.pop('_route_choice', None)
+            # (what apply sets: left from an earlier apply of this node)
+            for name in _APPLY_STATE:
+                pre.pop(name, None)
         sources = tuple([self._source(x) for x in inputs])
         self.busy = True
         try:
