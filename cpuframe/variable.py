@@ -859,8 +859,9 @@ def _check_nan(arrays, what):
             raise RuntimeError('NaN or Inf detected in {}'.format(what))
 
 
-def _needed_functions(output_nodes, target_nodes):
-    """The functions through which some output depends on some target."""
+def _needed_functions(output_nodes, target_nodes, stop_nodes=()):
+    """The functions through which some output depends on some target
+    (not looking behind ``stop_nodes``)."""
     funcs = {}
     stack = [n.creator_node for n in output_nodes if n.creator_node]
     while stack:
@@ -869,7 +870,8 @@ def _needed_functions(output_nodes, target_nodes):
             continue
         funcs[f] = False
         for node in f.inputs:
-            if node.creator_node is not None and node.creator_node not in funcs:
+            if node.creator_node is not None and \
+                    node.creator_node not in funcs and node not in stop_nodes:
                 stack.append(node.creator_node)
     for f in sorted(funcs, key=lambda f: f.rank):
         funcs[f] = any(node in target_nodes or
@@ -879,7 +881,7 @@ def _needed_functions(output_nodes, target_nodes):
 
 
 def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
-              target_nodes=None, on_leaf=None):
+              target_nodes=None, on_leaf=None, stop_nodes=None):
     """Run backward from ``output_nodes`` seeded with ``output_grads``.
 
     Functions are visited once each, highest rank first, so every consumer
@@ -889,11 +891,13 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     gradients of the leaves (variables without creator) are returned, and
     ``on_leaf(node, gradient)`` takes each leaf's instead as soon as every
     use of the leaf has contributed (see ``final_leaf_gradients``).
+    ``stop_nodes`` (with ``target_nodes``): nodes whose creators are not
+    visited (a subgraph's inputs: ``StaticScheduleFunction``).
     """
     from cpuframe.function_node import FunctionNode
     _base_accumulate = FunctionNode.backward_accumulate
     needed = None if target_nodes is None else \
-        _needed_functions(output_nodes, target_nodes)
+        _needed_functions(output_nodes, target_nodes, stop_nodes or ())
     heappop, heappush = heapq.heappop, heapq.heappush
     grads = {}
     heap = []

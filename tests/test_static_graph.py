@@ -482,3 +482,101 @@ def test_replays_from_several_threads():
     for t in threads:
         t.join()
     assert not errors and static.python_calls == 2
+
+
+# -- the replayed ops as one node of the graph ---------------------------------
+def _replayed(static, x, n=3):
+    for _ in range(n):
+        static(x)
+    return static
+
+
+def _grads_of(model, run):
+    model.cleargrads()
+    run(model)
+    return [numpy.asarray(p.grad).copy() for _, p in sorted(model.namedparams())]
+
+
+def test_replayed_output_is_made_by_one_schedule_node():
+    plain, static = _pair(MLP, StaticMLP)
+    x = numpy.ones((2, 4), numpy.float32)
+    y = _replayed(static, x)(x)
+    assert y.creator.label == 'StaticScheduleFunction'
+    assert {id(n) for n in y.creator.inputs} == {
+        id(p.node) for p in static.params()}
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_backward_with_hooks_lazy_sums_and_leaf_listeners(device):
+    plain, static = _pair(Unrolled, StaticUnrolled, device)
+    dev = cpuframe.get_device('@intel64' if device == 'intel64' else '@numpy')
+    rng = numpy.random.default_rng(5)
+    xs = [dev.send(rng.standard_normal((2, 3)).astype(numpy.float32))
+          for _ in range(3)]
+    _replayed(static, xs)
+
+    def loss(model):
+        out = model(xs)
+        return F.sum(out[0] * out[0]) + F.sum(out[1])
+
+    expect = _grads_of(plain, lambda m: loss(m).backward())
+
+    class Seen(function_hook.FunctionHook):
+        name = 'Seen'
+
+        def __init__(self):
+            self.labels = []
+
+        def backward_preprocess(self, function, in_data, out_grad):
+            self.labels.append(function.label)
+
+    def with_hook(model):
+        y = loss(model)          # replayed: no hook during forward
+        with Seen() as hook:
+            y.backward()
+        assert 'LSTM' in ''.join(hook.labels) or 'Linear' in ''.join(hook.labels)
+    def lazy(model):
+        with cpuframe.using_config('lazy_grad_sum', True):
+            loss(model).backward()
+    final = []
+
+    def listened(model):
+        with cpuframe.variable.final_leaf_gradients(
+                lambda v: final.append(numpy.asarray(v.grad).copy())):
+            loss(model).backward()
+    for run in (with_hook, lazy, listened,
+                lambda m: cpuframe.backward([loss(m)], [numpy.ones(())
+                                                        .astype(numpy.float32)])):
+        got = _grads_of(static, run)
+        for a, b in zip(expect, got):
+            numpy.testing.assert_array_equal(a, b)
+    assert len(final) == len(expect)
+    assert static.python_calls == 2
+
+
+def test_grad_of_a_chain_argument_and_unused_outputs():
+    class Two(MLP):
+        @static_graph
+        def forward(self, x):
+            self.python_calls += 1
+            h = self.l1(x)
+            return self.l2(F.relu(h)), F.tanh(h)
+
+    class PlainTwo(MLP):
+        def forward(self, x):
+            h = self.l1(x)
+            return self.l2(F.relu(h)), F.tanh(h)
+
+    static, plain = Two(), PlainTwo()
+    plain.copyparams(static)
+    xa = numpy.linspace(-1, 1, 8, dtype=numpy.float32).reshape(2, 4)
+    for _ in range(2):
+        static(cpuframe.Variable(xa))
+    got = []
+    for model in (plain, static):
+        x = cpuframe.Variable(xa.copy())
+        y, _ = model(x)          # the second output gets no gradient
+        gx, = cpuframe.grad([F.sum(y * y)], [x])
+        got.append(gx.array)
+    numpy.testing.assert_array_equal(got[0], got[1])
+    assert static.python_calls == 2

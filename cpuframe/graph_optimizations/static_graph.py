@@ -45,13 +45,17 @@ Double backprop works through a replayed graph as through define-by-run
 """
 import collections
 import functools
+import heapq
+import itertools
 import warnings
 import weakref
 
 import numpy
 
-from cpuframe import _trace, backend, function_hook, link_hook
-from cpuframe.configuration import config
+from cpuframe import _temporaries, _trace, backend, function_hook, link_hook
+from cpuframe import variable as _variable
+from cpuframe.configuration import config, mixed_bf16, using_config
+from cpuframe.function_node import FunctionNode
 from cpuframe.variable import Parameter, Variable, VariableNode
 
 _OPTIONS = {
@@ -472,6 +476,28 @@ class _Schedule:
         self.steps = [self._compile(step) for step in recorder.steps]
         self.output = recorder.output
         self.build = config.enable_backprop
+        # One StaticScheduleFunction stands for the replayed ops in the graph
+        # when every output Variable is an op's output: its inputs are the
+        # arguments and parameters the ops link to, its outputs the chain's.
+        made = {}
+        for step in self.steps:
+            if step[0] == 'op':
+                for k in range(step[6]):
+                    made[step[5] + k] = step[7][k] if step[7] else None
+        outs = []
+        _template_vars(self.output, outs)
+        self.boxed = bool(outs) and all(
+            v in made and made[v] is not None for v in outs)
+        self.box_outputs = tuple(dict.fromkeys(outs))
+        self.box_meta = tuple(made[v] for v in self.box_outputs) \
+            if self.boxed else ()
+        external = {}
+        for step in self.steps:
+            if step[0] == 'op':
+                for v, mode in (step[4] or [(v, _LINK) for v in step[3]]):
+                    if mode == _LINK and v not in made:
+                        external[v] = None
+        self.box_inputs = tuple(external)
 
     @staticmethod
     def _compile(step):
@@ -580,7 +606,169 @@ class _Schedule:
                 kept = node._output_indexes_to_retain
                 if kept is not None:
                     node._retained_output_data = tuple([outputs[i] for i in kept])
+        if build and self.boxed:
+            self._box(values, nodes)
         return _fill(self.output, values, nodes)
+
+    def _box(self, values, nodes):
+        """Put one StaticScheduleFunction between the replayed ops and the
+        rest of the graph (the chain's outputs become its outputs)."""
+        box = StaticScheduleFunction()
+        inputs = tuple([nodes[v] for v in self.box_inputs])
+        rank = 0
+        for x in inputs:
+            if x.rank > rank:
+                rank = x.rank
+        box.rank = rank
+        box.inputs = inputs
+        inner = []
+        refs = []
+        requires_grad = self.requires_grad
+        for v in self.box_outputs:
+            inner.append(nodes[v])
+            y = _leaf(values[v], requires_grad[v])
+            y.creator_node = box
+            y.rank = rank + 1
+            nodes[v] = y
+            refs.append(weakref.ref(y))
+        box.outputs = tuple(refs)
+        box._output_meta = self.box_meta
+        box._inner_outputs = tuple(inner)
+
+
+def _template_vars(template, found):
+    kind = template[0]
+    if kind == 'var':
+        found.append(template[1])
+    elif kind == 'seq':
+        for x in template[2]:
+            _template_vars(x, found)
+    elif kind == 'dict':
+        for _, x in template[1]:
+            _template_vars(x, found)
+
+
+class StaticScheduleFunction(FunctionNode):
+    """The replayed ops of a static chain as one node of the graph.
+
+    Its inputs are the arguments and parameters the ops read, its outputs
+    the chain's; the ops themselves are linked behind ``_inner_outputs``
+    as define-by-run links them. ``backward`` runs the backward engine on
+    them (hooks, double backprop: as define-by-run); ``backward_arrays``
+    (a backward nothing records) visits them in the engine's order (highest
+    rank first, ties in the order they were reached) and sums each value's
+    gradients as it does, calling each node's ``backward_arrays``, so the
+    gradients are define-by-run's bit for bit, without the engine's work
+    per node. A node the engine would run through ``backward`` or
+    ``backward_accumulate`` runs through them here too.
+    """
+
+    _inner_outputs = ()
+
+    @property
+    def label(self):
+        return 'StaticScheduleFunction'
+
+    def backward(self, target_input_indexes, grad_outputs):
+        targets = [self.inputs[i] for i in target_input_indexes]
+        found = _variable._backprop(
+            list(self._inner_outputs), list(grad_outputs), False,
+            bool(config.enable_backprop), target_nodes=set(targets),
+            stop_nodes=set(self.inputs))
+        return tuple(found.get(node) for node in targets)
+
+    def backward_arrays(self, target_input_indexes, grad_outputs):
+        if getattr(config, 'lazy_grad_sum', False):
+            return NotImplemented
+        grads = {}
+        heap = []
+        queued = set()
+        counter = itertools.count()
+        for node, g in zip(self._inner_outputs, grad_outputs):
+            if g is None:
+                continue
+            grads[node] = g if node not in grads else _sum(grads.pop(node), g)
+            func = node.creator_node
+            if func is not None and func not in queued:
+                queued.add(func)
+                heapq.heappush(heap, (-func.rank, next(counter), func))
+        g = grad_outputs = None
+        external = set(self.inputs)
+        while heap:
+            func = heapq.heappop(heap)[2]
+            refs = func.outputs
+            gys = []
+            for ref in refs:
+                node = ref()
+                gys.append(None if node is None else grads.pop(node, None))
+            if all(g is None for g in gys):
+                continue
+            if len(gys) > 1:
+                gys = [func._zero_output(i) if g is None else g
+                       for i, g in enumerate(gys)]
+            gys = tuple(gys)
+            ins = func.inputs
+            targets = tuple([i for i, node in enumerate(ins) if node.requires_grad])
+            if not targets:
+                continue
+            pending = None
+            wrap = Variable._of_output
+            if type(func).backward_accumulate is not _base_accumulate:
+                # The engine hands the gradients summed so far to
+                # backward_accumulate and says which only it holds (the
+                # node may then accumulate into them: another rounding).
+                pending = tuple([None if g is None else wrap(g, False) for g in
+                                 (grads.pop(ins[i], None) for i in targets)])
+            if type(func).backward_arrays is not None and (
+                    pending is None or all(g is None for g in pending)):
+                fdt = func._forward_dtype
+                if fdt is not None and fdt is not config.dtype and (
+                        fdt is mixed_bf16 or config.dtype is mixed_bf16):
+                    with using_config('dtype', fdt):
+                        gxs = func.backward_arrays(targets, gys)
+                else:
+                    gxs = func.backward_arrays(targets, gys)
+                if gxs is NotImplemented:
+                    gxs = func._call_backward(
+                        targets, tuple([wrap(g, False) for g in gys]), None)
+                    gxs = [None if g is None else g.array for g in gxs]
+            else:
+                if pending is not None:
+                    func._donated_grad_inputs = _temporaries.donated(pending)
+                try:
+                    gxs = func._call_backward(
+                        targets, tuple([wrap(g, False) for g in gys]), pending)
+                finally:
+                    func._donated_grad_inputs = None
+                pending = None
+                gxs = [None if g is None else g.array for g in gxs]
+            gys = None
+            for i, gx in zip(targets, gxs):
+                if gx is None:
+                    continue
+                node = ins[i]
+                if node in grads:
+                    grads[node] = _sum(grads.pop(node), gx)
+                else:
+                    grads[node] = gx
+                creator = node.creator_node
+                if creator is not None and creator not in queued and \
+                        node not in external:
+                    queued.add(creator)
+                    heapq.heappush(heap, (-creator.rank, next(counter), creator))
+            # (only ``grads`` may hold a gradient now: a node reached later
+            # may be told it alone holds it, as the engine tells it)
+            gxs = gx = None
+        return tuple(grads.get(self.inputs[i]) for i in target_input_indexes)
+
+
+_base_accumulate = FunctionNode.backward_accumulate
+
+
+def _sum(a, b):
+    """``a + b`` as the engine sums two gradients of one value."""
+    wrap = Variable._of_output
+    return _variable._add_grads([wrap(a, False), wrap(b, False)], False).array
 
 
 def _fill(template, values, nodes):
