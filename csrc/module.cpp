@@ -158,4 +158,5 @@ PYBIND11_MODULE(_dnnl, m) {
     cpuframe::register_rnn(m);
     cpuframe::register_lstm_cell(m);
     cpuframe::register_softmax_xent(m);
+    cpuframe::register_optimizer(m);
 }

@@ -22,5 +22,7 @@ void register_rnn(pybind11::module_& m);
 // F.lstm's cell and L.LSTM's fused step (lstm_cell.cpp).
 void register_lstm_cell(pybind11::module_& m);
 void register_softmax_xent(pybind11::module_& m);
+// Element-wise optimizer updates (optimizer.cpp).
+void register_optimizer(pybind11::module_& m);
 
 }  // namespace cpuframe

@@ -30,6 +30,25 @@ def _learning_rate(hp, t):
     return hp.alpha * math.sqrt(fix2) / fix1
 
 
+_kernel = []
+
+
+def _native_kernel():
+    """The native ``adam_update_f32`` (csrc/optimizer.cpp), or None."""
+    if not _kernel:
+        from cpuframe.backends import intel64
+        mod = intel64.native() if intel64.is_ideep_available() else None
+        _kernel.append(getattr(mod, 'adam_update_f32', None))
+    return _kernel[0]
+
+
+def _numpy_raises():
+    """Whether NumPy is set to raise (or call) on a floating-point error,
+    which the native kernel would not do."""
+    err = numpy.geterr()
+    return any(err[k] in ('raise', 'call') for k in ('over', 'invalid', 'divide'))
+
+
 def _intermediate_dtype(dtype):
     # float16 moments are combined in float32, where eps does not vanish.
     return numpy.dtype(numpy.float32) if dtype == numpy.float16 else dtype
@@ -102,6 +121,10 @@ class AdamRule(optimizer.UpdateRule):
         grad = param.grad
         if grad is None:
             return
+        data = param.array
+        if type(data) is numpy.ndarray and type(grad) is numpy.ndarray and \
+                data.dtype == numpy.float32 and self._update_native(data, grad):
+            return
         xp = backend.get_array_module(grad)
         hp = self.hyperparam
         dtype = _intermediate_dtype(param.dtype)
@@ -130,6 +153,38 @@ class AdamRule(optimizer.UpdateRule):
         data = param.array
         data -= (hp.eta * (step * m + hp.weight_decay_rate * data)).astype(
             data.dtype, copy=False)
+
+    def _update_native(self, data, grad):
+        """Plain Adam on float32 NumPy arrays in one native pass
+        (``_update_in_place``'s float32 operations in its order: bit for
+        bit), each hyperparameter read once; False where it does not apply
+        (no native module, AMSGrad/AdaBound, other dtypes or layouts, NumPy
+        set to raise on floating-point errors)."""
+        kernel = _native_kernel()
+        if kernel is None:
+            return False
+        state = self._state
+        m, v = state['m'], state['v']
+        if type(m) is not numpy.ndarray or type(v) is not numpy.ndarray:
+            return False
+        hp = self.hyperparam
+        if hp.amsgrad or hp.adabound or _numpy_raises():
+            return False
+        beta1, beta2, eps = hp.beta1, hp.beta2, hp.eps
+        if eps != 0 and numpy.float32(eps) == 0:
+            return False          # (the NumPy path raises the error)
+        if type(self).alpha_t is AdamRule.alpha_t:
+            t = self.t
+            if t == 0:
+                return False      # (the NumPy path raises the error)
+            # _learning_rate with the values read above
+            alpha_t = hp.alpha * math.sqrt(1. - math.pow(beta2, t)) / \
+                (1. - math.pow(beta1, t))
+        else:
+            alpha_t = self.alpha_t
+        # (False: not all float32, C-contiguous and writeable; nothing done)
+        return kernel(data, grad, m, v, 1 - beta1, 1 - beta2, eps, alpha_t,
+                      hp.weight_decay_rate, hp.eta)
 
     def _update_in_place(self, data, grad, m, v, hp):
         # update_core_cpu's plain-Adam arithmetic, operation for operation

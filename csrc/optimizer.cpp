@@ -1,0 +1,86 @@
+// Element-wise optimizer updates in one pass over a parameter (Adam), for
+// cpuframe.optimizers on NumPy parameters. Each kernel performs exactly the
+// float32 operations of the rule's NumPy code, in the same order, each
+// rounded once (this file is compiled with -ffp-contract=off: no fused
+// multiply-add), so the parameters and moments are bit for bit those of the
+// NumPy path; the gain is one pass and one call instead of ~14 NumPy calls
+// and their temporaries per parameter.
+#include <cmath>
+#include <cstdint>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include "ops.hpp"
+
+namespace py = pybind11;
+
+namespace cpuframe {
+namespace {
+
+// Whether ``a`` is a C-contiguous float32 array of n values (writeable if asked).
+bool fits(const py::array& a, py::ssize_t n, bool write) {
+    return py::isinstance<py::array_t<float>>(a) && (a.flags() & py::array::c_style) &&
+           a.size() == n && (!write || a.writeable());
+}
+
+// AdamRule._update_in_place's arithmetic (cpuframe/optimizers/adam.py):
+//   t = g - m; t *= c1; m += t; t = g * g; t -= v; t *= c2; v += t
+//   s = sqrt(v); s += eps; s = alpha_t / s; s *= m; t = wd * p; s += t
+//   s *= eta; p -= s
+// with c1 = 1 - beta1, c2 = 1 - beta2 and every scalar rounded to float32
+// first, as NumPy does with Python floats on float32 arrays.
+// Returns false, having done nothing, unless param, m and v are writeable and
+// all four are C-contiguous float32 arrays of one size (the caller then runs
+// the NumPy code).
+bool adam_update_f32(py::array param, py::array grad, py::array m, py::array v, double c1,
+                     double c2, double eps, double alpha_t, double weight_decay,
+                     double eta) {
+    const py::ssize_t n = param.size();
+    if (!fits(param, n, true) || !fits(m, n, true) || !fits(v, n, true) ||
+        !fits(grad, n, false)) {
+        return false;
+    }
+    float* p = static_cast<float*>(param.mutable_data());
+    float* pm = static_cast<float*>(m.mutable_data());
+    float* pv = static_cast<float*>(v.mutable_data());
+    const float* g = static_cast<const float*>(grad.data());
+    const float fc1 = static_cast<float>(c1), fc2 = static_cast<float>(c2);
+    const float feps = static_cast<float>(eps), fa = static_cast<float>(alpha_t);
+    const float fwd = static_cast<float>(weight_decay), feta = static_cast<float>(eta);
+    py::gil_scoped_release release;
+    for (py::ssize_t i = 0; i < n; ++i) {
+        const float gi = g[i];
+        float t = gi - pm[i];
+        t = t * fc1;
+        const float mi = pm[i] + t;
+        pm[i] = mi;
+        t = gi * gi;
+        t = t - pv[i];
+        t = t * fc2;
+        const float vi = pv[i] + t;
+        pv[i] = vi;
+        float s = std::sqrt(vi);
+        s = s + feps;
+        s = fa / s;
+        s = s * mi;
+        t = fwd * p[i];
+        s = s + t;
+        s = s * feta;
+        p[i] = p[i] - s;
+    }
+    return true;
+}
+
+}  // namespace
+
+void register_optimizer(py::module_& m) {
+    m.def("adam_update_f32", &adam_update_f32, py::arg("param"), py::arg("grad"),
+          py::arg("m"), py::arg("v"), py::arg("c1"), py::arg("c2"), py::arg("eps"),
+          py::arg("alpha_t"), py::arg("weight_decay"), py::arg("eta"),
+          "Adam's update of one float32 parameter in place (NumPy's arithmetic, "
+          "bit for bit); False (nothing done) unless all four arrays are "
+          "C-contiguous float32 of one size, the parameter and moments writeable.");
+}
+
+}  // namespace cpuframe
