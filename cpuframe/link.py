@@ -137,9 +137,13 @@ class Link(backend.DeviceResident):
 
     # -- traversal ----------------------------------------------------------
     def params(self, include_uninit=True):
-        """Iterate over every Parameter of this link and its descendants."""
-        for _, param in self.namedparams(include_uninit):
-            yield param
+        """Iterate over every Parameter of this link and its descendants
+        (in ``namedparams``'s order, without building the paths)."""
+        d = self.__dict__
+        for name in self._params:
+            param = d[name]
+            if include_uninit or param._data[0] is not None:
+                yield param
 
     def namedparams(self, include_uninit=True):
         """Iterate over ``(path, Parameter)`` pairs, e.g. ``('/l1/W', W)``."""
@@ -414,6 +418,12 @@ class Chain(Link):
         for name in self._children:
             yield self.__dict__[name]
 
+    def params(self, include_uninit=True):
+        yield from super().params(include_uninit)
+        d = self.__dict__
+        for name in self._children:
+            yield from d[name].params(include_uninit)
+
     def namedparams(self, include_uninit=True):
         yield from super().namedparams(include_uninit)
         for name in self._children:
@@ -546,6 +556,11 @@ class ChainList(Link):
 
     def children(self):
         return iter(self._children)
+
+    def params(self, include_uninit=True):
+        yield from super().params(include_uninit)
+        for child in self._children:
+            yield from child.params(include_uninit)
 
     def namedparams(self, include_uninit=True):
         yield from super().namedparams(include_uninit)
