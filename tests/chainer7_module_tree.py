@@ -986,7 +986,7 @@ NOT_PROVIDED_NAMES = {
     ),
     'chainer.functions.rnn.slstm': 'slstm_grad_grad',
     'chainer.graph_optimizations.static_graph': (
-        'ArrayInfo ScheduleInfo StaticScheduleFunction'
+        'ArrayInfo ScheduleInfo'
     ),
     'chainer.iterators': 'DaliIterator',
     'chainer.links': 'TheanoFunction',

@@ -440,17 +440,15 @@ def _same(a, b):
 _STALE = object()
 
 
-def _leaf(array, requires_grad):
+def _leaf(array, requires_grad, creator=None, rank=0):
+    """A VariableNode with no Variable (``Variable._of_output``'s node)."""
     node = object.__new__(VariableNode)
-    node._variable = _released
-    node.name = None
-    node.creator_node = None
-    node.rank = 0
-    node.data = None
-    node.requires_grad = requires_grad
     shape = array.shape
-    node.shape = shape if type(shape) is tuple else tuple(shape)
-    node.dtype = array.dtype
+    node.__dict__ = {
+        '_variable': _released, 'name': None, 'creator_node': creator,
+        'rank': rank, 'data': None, 'requires_grad': requires_grad,
+        'shape': shape if type(shape) is tuple else tuple(shape),
+        'dtype': array.dtype}
     return node
 
 
@@ -549,7 +547,7 @@ class _Schedule:
         requires_grad = self.requires_grad
         new = object.__new__
         ref = weakref.ref
-        node_type = VariableNode
+        leaf = _leaf
         with _trace.suspended():
             for step in self.steps:
                 if step[0] != 'op':
@@ -582,22 +580,18 @@ class _Schedule:
                         rank = x.rank
                 node.rank = rank
                 node.inputs = tuple(in_nodes)
-                refs = []
-                for k in range(n):
-                    y = outputs[k]
-                    out = new(node_type)
-                    out._variable = _released
-                    out.name = None
-                    out.creator_node = node
-                    out.rank = rank + 1
-                    out.data = None
-                    out.requires_grad = requires_grad[first + k]
-                    shape = y.shape
-                    out.shape = shape if type(shape) is tuple else tuple(shape)
-                    out.dtype = y.dtype
-                    nodes[first + k] = out
-                    refs.append(ref(out))
-                node.outputs = tuple(refs)
+                if n == 1:
+                    out = leaf(outputs[0], requires_grad[first], node, rank + 1)
+                    nodes[first] = out
+                    node.outputs = (ref(out),)
+                else:
+                    refs = []
+                    for k in range(n):
+                        out = leaf(outputs[k], requires_grad[first + k], node,
+                                   rank + 1)
+                        nodes[first + k] = out
+                        refs.append(ref(out))
+                    node.outputs = tuple(refs)
                 node._output_meta = meta
                 kept = node._input_indexes_to_retain
                 if kept is not None:
@@ -626,9 +620,7 @@ class _Schedule:
         requires_grad = self.requires_grad
         for v in self.box_outputs:
             inner.append(nodes[v])
-            y = _leaf(values[v], requires_grad[v])
-            y.creator_node = box
-            y.rank = rank + 1
+            y = _leaf(values[v], requires_grad[v], box, rank + 1)
             nodes[v] = y
             refs.append(weakref.ref(y))
         box.outputs = tuple(refs)
@@ -694,36 +686,45 @@ class StaticScheduleFunction(FunctionNode):
                 heapq.heappush(heap, (-func.rank, next(counter), func))
         g = grad_outputs = None
         external = set(self.inputs)
+        wrap = Variable._of_output
+        dtype = config.dtype
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            func = heapq.heappop(heap)[2]
+            func = pop(heap)[2]
             refs = func.outputs
-            gys = []
-            for ref in refs:
-                node = ref()
-                gys.append(None if node is None else grads.pop(node, None))
-            if all(g is None for g in gys):
-                continue
-            if len(gys) > 1:
-                gys = [func._zero_output(i) if g is None else g
-                       for i, g in enumerate(gys)]
-            gys = tuple(gys)
+            if len(refs) == 1:
+                node = refs[0]()
+                g = None if node is None else grads.pop(node, None)
+                if g is None:
+                    continue
+                gys = (g,)
+                g = None
+            else:
+                gys = []
+                for ref in refs:
+                    node = ref()
+                    gys.append(None if node is None else grads.pop(node, None))
+                if all(g is None for g in gys):
+                    continue
+                gys = tuple([func._zero_output(i) if g is None else g
+                             for i, g in enumerate(gys)])
             ins = func.inputs
             targets = tuple([i for i, node in enumerate(ins) if node.requires_grad])
             if not targets:
                 continue
             pending = None
-            wrap = Variable._of_output
-            if type(func).backward_accumulate is not _base_accumulate:
+            cls = type(func)
+            if cls.backward_accumulate is not _base_accumulate:
                 # The engine hands the gradients summed so far to
                 # backward_accumulate and says which only it holds (the
                 # node may then accumulate into them: another rounding).
                 pending = tuple([None if g is None else wrap(g, False) for g in
                                  (grads.pop(ins[i], None) for i in targets)])
-            if type(func).backward_arrays is not None and (
+            if cls.backward_arrays is not None and (
                     pending is None or all(g is None for g in pending)):
                 fdt = func._forward_dtype
-                if fdt is not None and fdt is not config.dtype and (
-                        fdt is mixed_bf16 or config.dtype is mixed_bf16):
+                if fdt is not None and fdt is not dtype and (
+                        fdt is mixed_bf16 or dtype is mixed_bf16):
                     with using_config('dtype', fdt):
                         gxs = func.backward_arrays(targets, gys)
                 else:
@@ -755,7 +756,7 @@ class StaticScheduleFunction(FunctionNode):
                 if creator is not None and creator not in queued and \
                         node not in external:
                     queued.add(creator)
-                    heapq.heappush(heap, (-creator.rank, next(counter), creator))
+                    push(heap, (-creator.rank, next(counter), creator))
             # (only ``grads`` may hold a gradient now: a node reached later
             # may be told it alone holds it, as the engine tells it)
             gxs = gx = None
