@@ -580,3 +580,29 @@ def test_grad_of_a_chain_argument_and_unused_outputs():
         got.append(gx.array)
     numpy.testing.assert_array_equal(got[0], got[1])
     assert static.python_calls == 2
+
+
+@pytest.mark.parametrize('how', ['copy', 'deepcopy', 'link_copy', 'pickle'])
+def test_a_copied_chain_records_its_own_schedule(how):
+    import copy
+    import pickle
+    plain, static = _pair(MLP, StaticMLP)
+    x = numpy.ones((2, 4), numpy.float32)
+    _replayed(static, x)
+    if how == 'copy':
+        other = copy.copy(static)
+    elif how == 'deepcopy':
+        other = copy.deepcopy(static)
+    elif how == 'link_copy':
+        other = static.copy(mode='copy')
+    else:
+        other = pickle.loads(pickle.dumps(static))
+    if how != 'copy':                  # (copy.copy shares the parameters)
+        for p in other.params():
+            p.array[...] *= 2          # its own values now
+    reference = MLP()
+    reference.copyparams(other)
+    for _ in range(3):
+        numpy.testing.assert_array_equal(other(x).array, reference(x).array)
+    numpy.testing.assert_array_equal(static(x).array, plain(x).array)
+    assert other.schedule_manager is not static.schedule_manager

@@ -86,12 +86,33 @@ class ScheduleManager:
     """A static chain's schedules, one per input signature
     (``chain.schedule_manager``)."""
 
-    def __init__(self, minimize_cache_size=False, verbosity_level=0):
+    def __init__(self, minimize_cache_size=False, verbosity_level=0,
+                 chain=None):
         self.minimize_cache_size = minimize_cache_size
         self.verbosity_level = verbosity_level
         self.max_schedules = 4 if minimize_cache_size else 32
         self._entries = collections.OrderedDict()
         self._warned = False
+        # The chain whose parameters the schedules read: a copy of the chain
+        # (copy.copy shares this object) must not replay them.
+        self._chain_ref = None if chain is None else weakref.ref(chain)
+
+    def _serves(self, chain):
+        return self._chain_ref is not None and self._chain_ref() is chain
+
+    def _fresh(self):
+        return ScheduleManager(self.minimize_cache_size, self.verbosity_level)
+
+    # A copied or pickled chain starts without schedules (they refer to the
+    # original's parameters and links).
+    def __copy__(self):
+        return self._fresh()
+
+    def __deepcopy__(self, memo):
+        return self._fresh()
+
+    def __reduce__(self):
+        return (ScheduleManager, (self.minimize_cache_size, self.verbosity_level))
 
     def end_forward(self):
         """Chainer: mark the end of a forward pass without backward.
@@ -836,9 +857,9 @@ def _decorate(func, options):
     @functools.wraps(func)
     def wrapped(chain, *args, **kwargs):
         manager = chain.__dict__.get('schedule_manager')
-        if manager is None:
+        if manager is None or not manager._serves(chain):
             manager = ScheduleManager(options['minimize_cache_size'],
-                                      options['verbosity_level'])
+                                      options['verbosity_level'], chain)
             object.__setattr__(chain, 'schedule_manager', manager)
         if not getattr(config, 'use_static_graph', True) or \
                 (force_dbr_in_test and not config.train) or \
