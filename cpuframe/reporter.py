@@ -12,7 +12,7 @@ import warnings
 
 import numpy
 
-from cpuframe import backend
+from cpuframe import _trace, backend
 from cpuframe.configuration import config
 from cpuframe.serializer import Serializer
 from cpuframe.variable import Variable
@@ -90,7 +90,19 @@ def get_current_reporter():
 
 
 def report(values, observer=None):
-    """Report ``values`` to the current reporter; a no-op without one."""
+    """Report ``values`` to the current reporter; a no-op without one.
+
+    Inside a ``@static_graph`` chain the report is a step of the recorded
+    schedule (as ``@static_code``): a replay reports that call's values.
+    """
+    recorder = _trace.state.recorder
+    if recorder is not None and not recorder.busy:
+        recorder.record_code(_report, (values, observer), {})
+        return
+    _report(values, observer)
+
+
+def _report(values, observer=None):
     stack = _reporters()
     if stack:
         stack[-1].report(values, observer)

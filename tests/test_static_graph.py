@@ -606,3 +606,31 @@ def test_a_copied_chain_records_its_own_schedule(how):
         numpy.testing.assert_array_equal(other(x).array, reference(x).array)
     numpy.testing.assert_array_equal(static(x).array, plain(x).array)
     assert other.schedule_manager is not static.schedule_manager
+
+
+def test_reports_inside_a_static_chain_carry_each_calls_values():
+    # A chain that reports its own loss (as Chainer models often do): the
+    # report is a step of the schedule, so a replay reports that call's loss.
+    class Reporting(MLP):
+        @static_graph
+        def forward(self, x, t):
+            loss = F.mean_squared_error(super().forward(x), t)
+            cpuframe.report({'loss': loss, 'const': 1.5}, self)
+            return loss
+
+    chain, plain = Reporting(), MLP()
+    plain.copyparams(chain)
+    reporter = cpuframe.Reporter()
+    reporter.add_observer('main', chain)
+    rng = numpy.random.default_rng(4)
+    for _ in range(4):
+        x = rng.standard_normal((3, 4)).astype(numpy.float32)
+        t = rng.standard_normal((3, 3)).astype(numpy.float32)
+        observation = {}
+        with reporter.scope(observation):
+            loss = chain(x, t)
+        expect = F.mean_squared_error(plain(x), t).array
+        numpy.testing.assert_array_equal(loss.array, expect)
+        numpy.testing.assert_array_equal(observation['main/loss'].array, expect)
+        assert observation['main/const'] == 1.5
+    assert chain.python_calls == 2
