@@ -45,7 +45,11 @@ def all_float32(inputs):
 
 def any_native(inputs):
     """True when some input lives on the Intel64 device."""
-    return any(_pkg.is_native_array(x) for x in inputs)
+    tensor_type = _pkg.mdarray
+    for x in inputs:
+        if isinstance(x, tensor_type):
+            return True
+    return False
 
 
 def has_nan(x):
