@@ -42,6 +42,34 @@ def _native_kernel():
     return _kernel[0]
 
 
+_NATIVE_HYPERPARAMS = ('amsgrad', 'adabound', 'alpha', 'beta1', 'beta2', 'eps',
+                       'weight_decay_rate', 'eta')
+
+
+def _values(hp, names):
+    """The hyperparameters ``names`` of ``hp``, looked up along its parents'
+    dictionaries (what ``getattr`` finds, without ``__getattr__`` per name);
+    None if one is missing or ``hp`` is not a plain Hyperparameter."""
+    if type(hp) is not optimizer.Hyperparameter:
+        return None
+    chain = []
+    while hp is not None:
+        if type(hp) is not optimizer.Hyperparameter:
+            return None
+        d = hp.__dict__
+        chain.append(d)
+        hp = d.get('_parent')
+    out = []
+    for name in names:
+        for d in chain:
+            if name in d:
+                out.append(d[name])
+                break
+        else:
+            return None
+    return out
+
+
 def _numpy_raises():
     """Whether NumPy is set to raise (or call) on a floating-point error,
     which the native kernel would not do."""
@@ -167,24 +195,26 @@ class AdamRule(optimizer.UpdateRule):
         m, v = state['m'], state['v']
         if type(m) is not numpy.ndarray or type(v) is not numpy.ndarray:
             return False
-        hp = self.hyperparam
-        if hp.amsgrad or hp.adabound or _numpy_raises():
+        hp = _values(self.hyperparam, _NATIVE_HYPERPARAMS)
+        if hp is None:
             return False
-        beta1, beta2, eps = hp.beta1, hp.beta2, hp.eps
-        if eps != 0 and numpy.float32(eps) == 0:
-            return False          # (the NumPy path raises the error)
+        amsgrad, adabound, alpha, beta1, beta2, eps, weight_decay, eta = hp
+        if amsgrad or adabound or _numpy_raises():
+            return False
+        if eps != 0 and abs(eps) < 1e-44:
+            return False          # (float32 eps may be 0: the NumPy path raises)
         if type(self).alpha_t is AdamRule.alpha_t:
             t = self.t
             if t == 0:
                 return False      # (the NumPy path raises the error)
             # _learning_rate with the values read above
-            alpha_t = hp.alpha * math.sqrt(1. - math.pow(beta2, t)) / \
+            alpha_t = alpha * math.sqrt(1. - math.pow(beta2, t)) / \
                 (1. - math.pow(beta1, t))
         else:
             alpha_t = self.alpha_t
         # (False: not all float32, C-contiguous and writeable; nothing done)
         return kernel(data, grad, m, v, 1 - beta1, 1 - beta2, eps, alpha_t,
-                      hp.weight_decay_rate, hp.eta)
+                      weight_decay, eta)
 
     def _update_in_place(self, data, grad, m, v, hp):
         # update_core_cpu's plain-Adam arithmetic, operation for operation
