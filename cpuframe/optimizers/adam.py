@@ -74,7 +74,11 @@ def _numpy_raises():
     """Whether NumPy is set to raise (or call) on a floating-point error,
     which the native kernel would not do."""
     err = numpy.geterr()
-    return any(err[k] in ('raise', 'call') for k in ('over', 'invalid', 'divide'))
+    return err['over'] in _RAISING or err['invalid'] in _RAISING or \
+        err['divide'] in _RAISING
+
+
+_RAISING = ('raise', 'call')
 
 
 def _intermediate_dtype(dtype):
