@@ -634,3 +634,49 @@ def test_reports_inside_a_static_chain_carry_each_calls_values():
         numpy.testing.assert_array_equal(observation['main/loss'].array, expect)
         assert observation['main/const'] == 1.5
     assert chain.python_calls == 2
+
+
+def test_configuration_changed_inside_the_method():
+    # no_backprop_mode around part of the method: those ops' outputs have
+    # no creator in the replay as in define-by-run (no gradient through
+    # them); another train/dtype setting inside: not replayed.
+    class Part(MLP):
+        def forward(self, x):
+            h = self.l1(x)
+            with cpuframe.no_backprop_mode():
+                target = self.l2(F.relu(h))
+            return self.l2(F.tanh(h)) - target
+
+    class StaticPart(Part):
+        @static_graph
+        def forward(self, x):
+            self.python_calls += 1
+            return super().forward(x)
+
+    plain, static = Part(), StaticPart()
+    static.copyparams(plain)
+    rng = numpy.random.default_rng(6)
+    for _ in range(4):
+        x = rng.standard_normal((3, 4)).astype(numpy.float32)
+        got = []
+        for model in (plain, static):
+            model.cleargrads()
+            y = model(x)
+            F.sum(y * y).backward()
+            got.append([y.array] + [p.grad.copy()
+                                    for _, p in sorted(model.namedparams())])
+        for a, b in zip(*got):
+            numpy.testing.assert_array_equal(a, b)
+    assert static.python_calls == 2
+
+    class TestInside(MLP):
+        @static_graph
+        def forward(self, x):
+            self.python_calls += 1
+            with cpuframe.using_config('train', False):
+                return super().forward(x)
+
+    chain = TestInside()
+    for _ in range(4):
+        chain(numpy.ones((2, 4), numpy.float32))
+    assert chain.python_calls == 8        # (MLP.forward counts too)

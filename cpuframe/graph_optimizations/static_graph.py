@@ -256,6 +256,7 @@ class _Recorder:
 
     def __init__(self, chain, leaves):
         self.chain = chain
+        self.config = _op_config()
         self.steps = []
         self.requires_grad = []   # per value
         self.consts = {}          # value -> array made outside the ops
@@ -341,6 +342,14 @@ class _Recorder:
             for name in _APPLY_STATE:
                 pre.pop(name, None)
         sources = tuple([self._source(x) for x in inputs])
+        # A replay runs each op under the call's configuration: an op run
+        # under another one (using_config inside the method) is not
+        # replayed; enable_backprop alone is kept per op (no_backprop_mode
+        # around part of the method: those ops' outputs get no creator).
+        if not _same_config(_op_config(), self.config):
+            self.why = '{} ran under another configuration than the call ' \
+                '(using_config inside the method)'.format(type(node).__name__)
+        backprop = bool(config.enable_backprop)
         self.busy = True
         try:
             outputs = node.apply(inputs)
@@ -352,7 +361,7 @@ class _Recorder:
         declared = type(node).retained_for_backward
         self.steps.append((
             'op', type(node), pre, sources, first, len(outputs),
-            node._output_meta, declared))
+            node._output_meta if backprop else None, declared, backprop))
         return outputs
 
     def record_code(self, func, args, kwargs):
@@ -406,7 +415,8 @@ class _Recorder:
             if a[0] != b[0] or a[1] is not b[1]:
                 return 'step {}: {} then {}'.format(k, _name(a), _name(b))
             if a[0] == 'op':
-                if a[3] != b[3] or a[4:6] != b[4:6] or not _same(a[2], b[2]):
+                if a[3] != b[3] or a[4:6] != b[4:6] or a[8] != b[8] or \
+                        not _same(a[2], b[2]):
                     return 'step {} ({}) with other inputs or settings'.format(
                         k, _name(a))
             elif not _same(a[2], b[2]) or a[3] != b[3]:
@@ -422,6 +432,24 @@ class _Recorder:
         if not _same(self.output, other.output):
             return 'other outputs'
         return None
+
+
+def _op_config():
+    """What an op's forward reads of the configuration besides
+    ``enable_backprop``."""
+    return (config.train, config.dtype, config.use_ideep)
+
+
+def _same_config(a, b):
+    for x, y in zip(a, b):
+        if x is y:
+            continue
+        try:
+            if x != y:
+                return False
+        except TypeError:
+            return False
+    return True
 
 
 def _name(step):
@@ -522,7 +550,7 @@ class _Schedule:
     def _compile(step):
         if step[0] != 'op':
             return step
-        _, cls, pre, sources, first, n, meta, declared = step
+        _, cls, pre, sources, first, n, meta, declared, backprop = step
         pre = dict(pre)
         if declared is None:
             pre['_input_indexes_to_retain'] = None
@@ -533,7 +561,7 @@ class _Schedule:
         vids = tuple(v for v, _ in sources)
         linked = all(mode == _LINK for _, mode in sources)
         return ('op', cls, pre, vids, None if linked else sources, first, n,
-                meta)
+                meta, backprop)
 
     def _stale(self):
         for owner, name, value in self.members:
@@ -580,13 +608,19 @@ class _Schedule:
                     for (v, _), x in zip(outs, found):
                         values[v] = x.array if isinstance(x, Variable) else x
                     continue
-                _, cls, pre, vids, sources, first, n, meta = step
+                _, cls, pre, vids, sources, first, n, meta, backprop = step
                 in_data = tuple([values[v] for v in vids])
                 node = new(cls)
                 node.__dict__.update(pre)
                 outputs = node._forward_routed(in_data)
                 values[first:first + n] = outputs
                 if not build:
+                    continue
+                if not backprop:
+                    # (run in no_backprop_mode inside the method: outputs
+                    # without a creator, as apply leaves them)
+                    for k in range(n):
+                        nodes[first + k] = leaf(outputs[k], requires_grad[first + k])
                     continue
                 # the graph apply would link (see FunctionNode.apply)
                 if sources is None:
