@@ -680,3 +680,37 @@ def test_configuration_changed_inside_the_method():
     for _ in range(4):
         chain(numpy.ones((2, 4), numpy.float32))
     assert chain.python_calls == 8        # (MLP.forward counts too)
+
+
+def test_a_gradient_penalty_computed_inside_the_method():
+    # chainer.grad with double backprop inside the decorated method (a
+    # WGAN-GP style penalty): its gradient ops are recorded linked to the
+    # values they differentiate, so the replayed loss has define-by-run's
+    # second-order parameter gradients.
+    class Penalized(MLP):
+        def forward(self, x):
+            y = self.l2(F.tanh(self.l1(x)))
+            gx, = cpuframe.grad([F.sum(y * y)], [x], enable_double_backprop=True)
+            return F.sum(y) + F.sum(gx * gx)
+
+    class StaticPenalized(Penalized):
+        @static_graph
+        def forward(self, x):
+            self.python_calls += 1
+            return super().forward(x)
+
+    plain, static = Penalized(), StaticPenalized()
+    static.copyparams(plain)
+    rng = numpy.random.default_rng(8)
+    for _ in range(4):
+        xa = rng.standard_normal((3, 4)).astype(numpy.float32)
+        got = []
+        for model in (plain, static):
+            model.cleargrads()
+            loss = model(cpuframe.Variable(xa.copy()))
+            loss.backward()
+            got.append([loss.array] + [p.grad.copy()
+                                       for _, p in sorted(model.namedparams())])
+        for a, b in zip(*got):
+            numpy.testing.assert_array_equal(a, b)
+    assert static.python_calls == 2

@@ -262,7 +262,9 @@ class _Recorder:
         self.consts = {}          # value -> array made outside the ops
         self.params = []          # (value, Parameter)
         self.why = None           # why this call cannot be replayed
-        self._linked = {}         # id(Variable) -> value
+        self._linked = {}         # id(Variable) -> value (kept alive while
+        #                           recording, so a backward run inside the
+        #                           method finds the same Variables)
         self._data = {}           # id(array) -> value
         self._keep = []           # what the ids above belong to
         self.args = []
