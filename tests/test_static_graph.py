@@ -714,3 +714,20 @@ def test_a_gradient_penalty_computed_inside_the_method():
         for a, b in zip(*got):
             numpy.testing.assert_array_equal(a, b)
     assert static.python_calls == 2
+
+
+def test_inputs_of_a_new_shape_every_call_stop_being_recorded():
+    from cpuframe.graph_optimizations import static_graph as module
+    plain, static = _pair(MLP, StaticMLP)
+    for n in range(1, 3 * module._GIVE_UP):
+        x = numpy.full((n, 4), 0.5, numpy.float32)
+        numpy.testing.assert_array_equal(static(x).array, plain(x).array)
+    recorded = len(static.schedule_manager.schedules)
+    assert recorded == module._GIVE_UP
+    # a shape seen before is recorded a second time, then replays again
+    x = numpy.full((1, 4), 0.5, numpy.float32)
+    calls = static.python_calls
+    for _ in range(3):
+        numpy.testing.assert_array_equal(static(x).array, plain(x).array)
+    assert static.python_calls == calls + 1
+    assert static.schedule_manager._new_in_a_row == 0

@@ -15,7 +15,9 @@ The signature: the arguments' structure, each array's type, shape and dtype
 (and ``requires_grad`` of Variables), the other arguments' values, and
 ``config.train``, ``enable_backprop``, ``dtype`` and ``use_ideep``. A new
 signature records a new schedule (at most 32 per chain, 4 with
-``minimize_cache_size``; the least recently used goes).
+``minimize_cache_size``; the least recently used goes); after 16 new
+signatures in a row without a replay, new ones run define-by-run without
+recording until a known signature replays again.
 
 What is replayed and what is not (Chainer's rules, with two checks of ours):
 
@@ -75,6 +77,8 @@ _APPLY_STATE = ('_route_choice', 'inputs', 'outputs', 'rank',
                 '_retained_output_data', '_output_meta', '_forward_dtype',
                 '_bf16_forward', '_donated_grad_outputs', '_donated_grad_inputs')
 
+_GIVE_UP = 16   # new signatures in a row without a replay (see _call)
+
 _CANDIDATE, _READY, _DYNAMIC = 'recorded once', 'replayed', 'define-by-run'
 
 
@@ -93,6 +97,7 @@ class ScheduleManager:
         self.max_schedules = 4 if minimize_cache_size else 32
         self._entries = collections.OrderedDict()
         self._warned = False
+        self._new_in_a_row = 0
         # The chain whose parameters the schedules read: a copy of the chain
         # (copy.copy shares this object) must not replay them.
         self._chain_ref = None if chain is None else weakref.ref(chain)
@@ -164,11 +169,21 @@ class ScheduleManager:
             if state is _READY and not cfg.debug:
                 out = entry[1].replay(leaves)
                 if out is not _STALE:
+                    self._new_in_a_row = 0
                     return out
                 del entries[key]
                 entry = None
         if any(link._local_link_hooks for link in chain.links()):
             return func(chain, *args, **kwargs)
+        if entry is None:
+            # Recording costs about a define-by-run call more; a chain whose
+            # inputs change shape every call (variable-length batches) would
+            # pay it on every call and never replay: after _GIVE_UP new
+            # signatures in a row, new ones run define-by-run unrecorded
+            # until a known one replays again.
+            self._new_in_a_row += 1
+            if self._new_in_a_row > _GIVE_UP:
+                return func(chain, *args, **kwargs)
         recorder = _Recorder(chain, leaves)
         with _trace.recording(recorder):
             result = func(chain, *args, **kwargs)
