@@ -261,8 +261,11 @@ def test_no_backprop_mode_replays_without_graph():
     with cpuframe.no_backprop_mode():
         for _ in range(3):
             y = static(x)
+    with cpuframe.no_backprop_mode():
+        expect = plain(x)
     assert y.creator is None and static.python_calls == 2
-    numpy.testing.assert_array_equal(y.array, plain(x).array)
+    assert y.requires_grad == expect.requires_grad
+    numpy.testing.assert_array_equal(y.array, expect.array)
 
 
 def test_two_calls_in_one_step_and_variable_inputs():
@@ -456,6 +459,10 @@ def test_outputs_and_arguments_of_several_kinds():
     assert chain.python_calls == 2
     chain((a, b), scale=2.0)      # another constant: another signature
     assert chain.python_calls == 3
+    with cpuframe.no_backprop_mode():
+        for _ in range(3):
+            quiet = chain((a, b), scale=3.0)
+    assert quiet['h'][1] is a and chain.python_calls == 5
 
 
 def test_replays_from_several_threads():

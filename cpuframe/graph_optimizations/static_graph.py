@@ -674,7 +674,9 @@ class _Schedule:
                     node._retained_output_data = tuple([outputs[i] for i in kept])
         if build and self.boxed:
             self._box(values, nodes)
-        return _fill(self.output, values, nodes)
+        memo = {v: x for v, x in zip(self.args, leaves)
+                if isinstance(x, Variable)}
+        return _fill(self.output, values, nodes, requires_grad, memo)
 
     def _box(self, values, nodes):
         """Put one StaticScheduleFunction between the replayed ops and the
@@ -844,31 +846,40 @@ def _sum(a, b):
     return _variable._add_grads([wrap(a, False), wrap(b, False)], False).array
 
 
-def _fill(template, values, nodes):
-    """The object a recorded template describes, from this replay's values."""
+def _fill(template, values, nodes, requires_grad=None, memo=None):
+    """The object a recorded template describes, from this replay's values
+    (``memo``: the Variables made so far, by value; one value, one
+    Variable, as define-by-run returns)."""
     kind = template[0]
     if kind == 'var':
         v = template[1]
+        if memo is not None and v in memo:
+            return memo[v]
         node = None if nodes is None else nodes[v]
         if node is not None:
             var = node._variable()
-            if var is not None:
-                return var
-            var = object.__new__(Variable)
-            var._array = values[v]
-            var._requires_grad = node.requires_grad
-            var._node = node
-            var._grad_var = None
-            var._loss_scale = None
-            node._variable = weakref.ref(var)
-            return var
-        return Variable._of_output(values[v], False)
+            if var is None:
+                var = object.__new__(Variable)
+                var._array = values[v]
+                var._requires_grad = node.requires_grad
+                var._node = node
+                var._grad_var = None
+                var._loss_scale = None
+                node._variable = weakref.ref(var)
+        else:
+            var = Variable._of_output(
+                values[v], False if requires_grad is None else requires_grad[v])
+        if memo is not None:
+            memo[v] = var
+        return var
     if kind == 'array':
         return values[template[1]]
     if kind == 'seq':
-        return template[1](_fill(x, values, nodes) for x in template[2])
+        return template[1](_fill(x, values, nodes, requires_grad, memo)
+                           for x in template[2])
     if kind == 'dict':
-        return {k: _fill(x, values, nodes) for k, x in template[1]}
+        return {k: _fill(x, values, nodes, requires_grad, memo)
+                for k, x in template[1]}
     if kind == 'v':
         return Variable(template[1].array, requires_grad=template[1].requires_grad)
     return template[1]
