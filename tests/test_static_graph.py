@@ -738,3 +738,21 @@ def test_inputs_of_a_new_shape_every_call_stop_being_recorded():
         numpy.testing.assert_array_equal(static(x).array, plain(x).array)
     assert static.python_calls == calls + 1
     assert static.schedule_manager._new_in_a_row == 0
+
+
+def test_removed_members_record_again():
+    class Seq(cpuframe.ChainList):
+        @static_graph
+        def forward(self, x):
+            for link in self:
+                x = link(x)
+            return x
+
+    chain = Seq(L.Linear(4, 3), L.Linear(3, 2))
+    x = numpy.ones((2, 4), numpy.float32)
+    for _ in range(3):
+        chain(x)
+    del chain._children[1]               # (what removing a child does)
+    y = chain(x)
+    assert y.shape == (2, 3)
+    numpy.testing.assert_array_equal(y.array, chain[0](x).array)

@@ -581,9 +581,12 @@ class _Schedule:
                 meta, backprop)
 
     def _stale(self):
-        for owner, name, value in self.members:
-            if owner[name] is not value:
-                return True
+        try:
+            for owner, name, value in self.members:
+                if owner[name] is not value:
+                    return True
+        except (KeyError, IndexError):
+            return True       # a link, parameter or persistent was removed
         for link in self.links:
             if link._local_link_hooks:
                 return True
