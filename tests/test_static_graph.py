@@ -756,3 +756,20 @@ def test_removed_members_record_again():
     y = chain(x)
     assert y.shape == (2, 3)
     numpy.testing.assert_array_equal(y.array, chain[0](x).array)
+
+
+def test_a_detached_output_stays_detached():
+    class Detach(MLP):
+        @static_graph
+        def forward(self, x):
+            h = self.l1(x)
+            return self.l2(h), cpuframe.Variable(h.array)   # a new leaf
+
+    chain = Detach()
+    x = numpy.ones((2, 4), numpy.float32)
+    for _ in range(3):
+        y, leaf = chain(x)
+    assert leaf.creator is None and y.creator is not None
+    chain.cleargrads()
+    F.sum(leaf).backward()
+    assert chain.l1.W.grad is None     # nothing flows from the detached copy

@@ -408,9 +408,12 @@ class _Recorder:
     def _template(self, obj):
         if isinstance(obj, Variable):
             v = self._linked.get(id(obj))
-            if v is None:
-                v = self._data.get(id(obj.array))
-            return ('v', obj) if v is None else ('var', v)
+            if v is not None:
+                return ('var', v)
+            v = self._data.get(id(obj.array))
+            if v is not None:       # a new Variable around a value (detached)
+                return ('vdata', v, obj.requires_grad)
+            return ('v', obj)
         if _is_array(obj):
             v = self._data.get(id(obj))
             return ('=', obj) if v is None else ('array', v)
@@ -624,7 +627,10 @@ class _Schedule:
                     args, kwargs = _fill(template, values, nodes)
                     result = func(*args, **kwargs)
                     found = []
-                    _structure(result, found)
+                    try:
+                        _structure(result, found)
+                    except TypeError:
+                        found = []
                     for (v, _), x in zip(outs, found):
                         values[v] = x.array if isinstance(x, Variable) else x
                     continue
@@ -877,6 +883,8 @@ def _fill(template, values, nodes, requires_grad=None, memo=None):
         return var
     if kind == 'array':
         return values[template[1]]
+    if kind == 'vdata':
+        return Variable(values[template[1]], requires_grad=template[2])
     if kind == 'seq':
         return template[1](_fill(x, values, nodes, requires_grad, memo)
                            for x in template[2])
