@@ -343,3 +343,65 @@ def test_light_check_falls_back_to_the_full_check():
     with pytest.raises(type_check.InvalidType, match=r'in_types\[0\]'):
         ExprOnly().apply((_arr(1),))
     assert not type_check.light_check(lambda t: None, (None,))
+
+
+# -- the optimizer's direct update (UpdateRule._update_direct) -----------------
+class _GeneralParameter(cpuframe.Parameter):
+    """A parameter whose ``update`` is its own: the optimizer then takes
+    the general path (UpdateRule.update) for it."""
+
+    def update(self):
+        super().update()
+
+
+def _make_params(general, fp16=False):
+    cls = _GeneralParameter if general else cpuframe.Parameter
+    rng = numpy.random.default_rng(0)
+    dtype = numpy.float16 if fp16 else numpy.float32
+    link = cpuframe.Link()
+    with link.init_scope():
+        link.a = cls(rng.standard_normal((3, 4)).astype(dtype))
+        link.b = cls(rng.standard_normal((5,)).astype(dtype))
+    return link
+
+
+@pytest.mark.parametrize('case', ['plain', 'hook', 'disabled', 'loss_scale',
+                                  'fp16_master', 'readonly_grad', 'no_grad'])
+@pytest.mark.parametrize('opt_name', ['SGD', 'MomentumSGD', 'Adam'])
+def test_direct_update_matches_the_general_path(case, opt_name):
+    results = []
+    for general in (False, True):
+        link = _make_params(general, fp16=case == 'fp16_master')
+        opt = getattr(cpuframe.optimizers, opt_name)()
+        opt.setup(link)
+        if case == 'fp16_master':
+            opt.use_fp32_update()
+        calls = []
+        if case == 'hook':
+            link.a.update_rule.add_hook(
+                lambda rule, p, seen=calls: seen.append(rule.t))
+        if case == 'disabled':
+            link.b.update_rule.enabled = False
+        rng = numpy.random.default_rng(1)
+        for _ in range(3):
+            for p in link.params():
+                if case == 'no_grad' and p is link.b:
+                    p.grad = None
+                    continue
+                g = rng.standard_normal(p.shape).astype(p.dtype)
+                if case == 'readonly_grad':
+                    g.flags.writeable = False
+                p.grad = g
+                if case == 'loss_scale':
+                    p._loss_scale = 8.0     # as backward(loss_scale=8) leaves it
+            opt.update()
+        results.append(([p.array.copy() for p in (link.a, link.b)],
+                         [p.update_rule.t for p in (link.a, link.b)], calls))
+    (arrays_d, t_d, calls_d), (arrays_g, t_g, calls_g) = results
+    for a, b in zip(arrays_d, arrays_g):
+        numpy.testing.assert_array_equal(a, b)
+    assert t_d == t_g and calls_d == calls_g
+    if case == 'hook':
+        assert calls_d == [1, 2, 3]
+    if case == 'disabled':
+        assert t_d[1] == 0
