@@ -487,7 +487,8 @@ def test_replays_from_several_threads():
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), 'a replay hung'
     assert not errors and static.python_calls == 2
 
 
@@ -660,20 +661,11 @@ def test_configuration_changed_inside_the_method():
             self.python_calls += 1
             return super().forward(x)
 
-    plain, static = Part(), StaticPart()
-    static.copyparams(plain)
+    plain, static = _pair(Part, StaticPart)
     rng = numpy.random.default_rng(6)
-    for _ in range(4):
-        x = rng.standard_normal((3, 4)).astype(numpy.float32)
-        got = []
-        for model in (plain, static):
-            model.cleargrads()
-            y = model(x)
-            F.sum(y * y).backward()
-            got.append([y.array] + [p.grad.copy()
-                                    for _, p in sorted(model.namedparams())])
-        for a, b in zip(*got):
-            numpy.testing.assert_array_equal(a, b)
+    _train_both(plain, static,
+                lambda it: rng.standard_normal((3, 4)).astype(numpy.float32),
+                lambda y: F.sum(y * y), 4)
     assert static.python_calls == 2
 
     class TestInside(MLP):
@@ -706,20 +698,12 @@ def test_a_gradient_penalty_computed_inside_the_method():
             self.python_calls += 1
             return super().forward(x)
 
-    plain, static = Penalized(), StaticPenalized()
-    static.copyparams(plain)
+    plain, static = _pair(Penalized, StaticPenalized)
     rng = numpy.random.default_rng(8)
-    for _ in range(4):
-        xa = rng.standard_normal((3, 4)).astype(numpy.float32)
-        got = []
-        for model in (plain, static):
-            model.cleargrads()
-            loss = model(cpuframe.Variable(xa.copy()))
-            loss.backward()
-            got.append([loss.array] + [p.grad.copy()
-                                       for _, p in sorted(model.namedparams())])
-        for a, b in zip(*got):
-            numpy.testing.assert_array_equal(a, b)
+    _train_both(plain, static,
+                lambda it: cpuframe.Variable(
+                    rng.standard_normal((3, 4)).astype(numpy.float32)),
+                lambda loss: loss, 4)
     assert static.python_calls == 2
 
 

@@ -144,7 +144,6 @@ class ScheduleManager:
                 type(args[0]) is Variable or type(args[0]) is numpy.ndarray):
             # (the common case: one array or Variable)
             leaves = [args[0]]
-            structure = _ONE
             key = (_leaf_signature(args[0]), cfg.train, cfg.enable_backprop,
                    cfg.dtype, cfg.use_ideep)
         else:
@@ -258,9 +257,6 @@ def _leaf_signature(x):
             return (Variable, None, x.requires_grad)
         return (Variable, type(a), tuple(a.shape), a.dtype, x.requires_grad)
     return (type(x), tuple(x.shape), x.dtype)
-
-
-_ONE = (tuple, ((tuple, (None,)), (dict, ())))   # _structure(((x,), {}))
 
 
 # -- recording ----------------------------------------------------------------------
