@@ -411,6 +411,98 @@ def test_lstm_link_fused_steps_with_shrinking_batch(where, native_calls):
     assert_close(results[1], results[0])
 
 
+def _lstm_link_run(mode, device, steps, scale=1.0, poison=None):
+    """Outputs and gradients of L.LSTM(3, 4) over ``steps`` (rows per step,
+    the first call without h), the loss using h and the last c."""
+    numpy.random.seed(1)
+    model = L.LSTM(3, 4)
+    rng = numpy.random.default_rng(6)
+    xs = [(rng.standard_normal((b, 3)) * scale).astype(numpy.float32)
+          for b in steps]
+    if poison is not None:
+        poison(model, xs)
+    if device:
+        model.to_device('@intel64')
+    with using_config('use_ideep', mode):
+        ys = [model(x) for x in xs]
+        loss = sum(F.sum(y * y) for y in ys) + F.sum(model.c)
+        model.cleargrads()
+        loss.backward()
+    return [numpy.asarray(y.array) for y in ys] + \
+        [numpy.asarray(model.c.array)] + \
+        [None if p.grad is None else numpy.asarray(p.grad)
+         for _, p in sorted(model.namedparams())]
+
+
+def _put_values(model, xs):
+    # NaN, +-inf and huge values in the inputs and the weights
+    xs[0][0, 0] = numpy.nan
+    xs[1][1, 2] = numpy.inf
+    xs[2][0, 1] = -numpy.inf
+    xs[3][0, 0] = 3e38
+    model.upward.W.array[5, 1] = 1e30
+    model.lateral.W.array[2, 3] = -numpy.inf
+
+
+@pytest.mark.parametrize('device', [False, True])
+@pytest.mark.parametrize('steps,values', [
+    ((3, 3, 2, 1), 'normal'), ((1, 1), 'normal'), ((5,), 'normal'),
+    ((3, 3, 2, 1), 'large'), ((5,), 'large'), ((3, 3, 2, 1), 'nonfinite')])
+def test_lstm_link_fused_step_products_on_blas_match_numpy(
+        device, steps, values, fused_steps, native_calls):
+    # 'auto' runs the fused step's products on NumPy's BLAS (the cell on
+    # the native kernel); 'never' is the unfused NumPy path.
+    kwargs = {'normal': {}, 'large': {'scale': 1e4},
+              'nonfinite': {'poison': _put_values}}[values]
+    ref = _lstm_link_run('never', False, steps, **kwargs)
+    assert not fused_steps and not native_calls
+    got = _lstm_link_run('auto', device, steps, **kwargs)
+    assert fused_steps == [True] * len(steps)
+    assert 'lstm_step_forward' not in native_calls
+    assert native_calls['lstm_cell_forward'] == len(steps)
+    assert native_calls['lstm_cell_backward'] == len(steps)
+    for g, r in zip(got, ref):
+        if r is None:  # (one step: the lateral weights have no gradient)
+            assert g is None
+            continue
+        assert g.shape == r.shape and g.dtype == numpy.float32
+        numpy.testing.assert_allclose(g, r, rtol=2e-5, atol=2e-5 * max(
+            1.0, float(numpy.abs(r[numpy.isfinite(r)]).max(initial=0))))
+
+
+def test_lstm_step_products_on_blas_add_into_accumulators():
+    # The backward of the BLAS variant adds the weights' gradients into the
+    # plain device arrays backward_accumulate gives it, and returns them.
+    from cpuframe.functions.rnn.lstm import LSTMStep, LSTMStepGrad
+    rng = numpy.random.default_rng(3)
+    B, n_in, N = 3, 5, 4
+    arrs = [rng.standard_normal(s).astype(numpy.float32) for s in
+            ((B, N), (B, n_in), (4 * N, n_in), (4 * N,), (B, N), (4 * N, N))]
+    gc, gh = (rng.standard_normal((B, N)).astype(numpy.float32)
+              for _ in range(2))
+    results = {}
+    for blas in (False, True):
+        node = LSTMStep(True, True)
+        node._products_on_blas = lambda inputs, on_device, b=blas: b
+        node.forward_intel64(tuple(arrs))
+        assert node.blas is blas
+        fresh = LSTMStepGrad(node).forward_intel64(tuple(arrs) + (gc, gh))
+        accs = [intel64.from_numpy(numpy.full(a.shape, 0.5, numpy.float32))
+                for a in (arrs[2], arrs[3], arrs[5])]
+        added = LSTMStepGrad(node, accs).forward_intel64(
+            tuple(arrs) + (gc, gh))
+        for k, acc in zip((2, 3, 5), accs):
+            # (the sum is the accumulator's buffer)
+            numpy.testing.assert_array_equal(numpy.asarray(added[k]),
+                                             numpy.asarray(acc))
+            numpy.testing.assert_allclose(
+                numpy.asarray(acc), numpy.asarray(fresh[k]) + 0.5,
+                rtol=1e-6, atol=1e-6)
+        results[blas] = [numpy.asarray(a) for a in fresh]
+    for g, r in zip(results[True], results[False]):
+        numpy.testing.assert_allclose(g, r, rtol=2e-5, atol=2e-5)
+
+
 def _lstm_gradient_penalty(mode, device, batches=(3, 3, 2)):
     """A gradient penalty through three steps of L.LSTM (Chainer's
     WGAN-GP pattern): d/dW of |d loss / d x|^2, with the batch shrinking."""
@@ -434,14 +526,31 @@ def _lstm_gradient_penalty(mode, device, batches=(3, 3, 2)):
         n: numpy.asarray(p.grad) for n, p in model.namedparams()}
 
 
+@pytest.fixture
+def fused_steps(monkeypatch):
+    """Records, per fused L.LSTM step run, whether its products ran on
+    NumPy's BLAS (``LSTMStep.blas``)."""
+    from cpuframe.functions.rnn.lstm import LSTMStep
+    runs = []
+    orig = LSTMStep.forward_intel64
+
+    def wrapper(self, inputs):
+        out = orig(self, inputs)
+        runs.append(self.blas)
+        return out
+    monkeypatch.setattr(LSTMStep, 'forward_intel64', wrapper)
+    return runs
+
+
 @pytest.mark.parametrize('mode,device', [('auto', False), ('always', False),
                                          ('auto', True)])
 def test_lstm_link_fused_step_double_backprop_matches_numpy(mode, device,
-                                                            native_calls):
+                                                            fused_steps):
     ref_gxs, ref = _lstm_gradient_penalty('never', False)
-    native_calls.clear()
+    assert not fused_steps
     gxs, got = _lstm_gradient_penalty(mode, device)
-    assert 'lstm_step_forward' in native_calls  # the fused step ran
+    # the fused step ran, its products on NumPy's BLAS under 'auto'
+    assert fused_steps == [mode == 'auto'] * 3
     for g, r in zip(gxs, ref_gxs):
         numpy.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)
     assert got.keys() == ref.keys()
