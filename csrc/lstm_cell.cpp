@@ -261,8 +261,21 @@ TensorPtr optional_plain(const char* fn, const char* arg, const py::object& obj)
     return in_layout(t, plain_desc(to_dims(t->shape())));
 }
 
+// L.LSTM's fused step runs on the calling thread below this many
+// multiply-adds. The step is called from Python once per time step, between
+// other layers' ops; when those run on NumPy's BLAS (the Linear layers of a
+// small model under 'auto'), BLAS's threads are still spinning when the step
+// starts, and an OpenMP team of its own then waits at every barrier for a
+// core: on a Zen 3 (2 vCPU) a step of batch 20 and 100 units took 1368 us
+// after a 100x1000 NumPy product with two threads (78 us alone), and a
+// PTB-style model of that size (benchmarks/examples/ptb_rnnlm.py) 1.5 s
+// against 0.42-0.47 s on one thread. The same bound as Linear's oneDNN route
+// on device arrays under 'auto' (AUTO_MIN['linear_on_device']): from there
+// on the model's products run on oneDNN's team too.
+constexpr i64 step_one_thread_macs = i64{1} << 24;
+
 int step_threads(const StepShapes& s) {
-    return s.Bx * (s.I + s.N) * 4 * s.N < small_step_macs ? 1 : max_threads();
+    return s.Bx * (s.I + s.N) * 4 * s.N < step_one_thread_macs ? 1 : max_threads();
 }
 
 // obj (rows x cols) as a plain bf16 Tensor (rounded when float32).

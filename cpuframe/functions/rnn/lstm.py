@@ -295,56 +295,11 @@ class LSTMStep(FunctionNode):
         h, w_lat = (rest[0], rest[1]) if self.with_h else (None, None)
         return c, x, w_up, b, h, w_lat
 
-    #: Whether the last forward ran its products on NumPy's BLAS (see
-    #: ``_products_on_blas``); its backward does the same.
-    blas = False
-
-    def _products_on_blas(self, inputs, on_device):
-        """Whether the step's four matrix products run on NumPy's BLAS (on
-        views of device arrays) with only the cell on the native kernel.
-
-        Under 'auto' they do where the model's Linear layers of the same
-        size run on NumPy's BLAS (NumPy arrays; device arrays below
-        ``AUTO_MIN['linear_on_device']`` multiply-adds): oneDNN's sgemm
-        there wakes an OpenMP team beside the BLAS threads the layers
-        around it keep spinning, and on a 2-core machine each barrier of
-        the team then waits out a time slice. Measured on a Zen 3 (2 vCPU),
-        a step of batch 20, 100 units after a 100x1000 NumPy product: 1368
-        us with sgemm, 175 with NumPy's products (78 / 49 us alone); a PTB
-        language model of that size (benchmarks/examples/ptb_rnnlm.py)
-        took 2.5x the unfused NumPy path's time. 'always' and mixed_bf16
-        keep sgemm (the mode's rounding is the native kernel's)."""
-        if self.mixed or config.use_ideep != 'auto':
-            return False
-        if not on_device:
-            return True
-        c, x = inputs[0], inputs[1]
-        n = c.shape[1]
-        return not intel64.auto_profitable(
-            'linear_on_device',
-            x.shape[0] * (x.shape[1] + (n if self.with_h else 0)) * 4 * n)
-
     def forward_intel64(self, inputs):
         self.retain_inputs(tuple(range(len(inputs))))
-        on_device = self.intel64_on_device(inputs)
-        self.blas = self._products_on_blas(inputs, on_device)
-        if not self.blas:
-            c, h, self.gates = intel64.native().lstm_step_forward(
-                *self._unpack(inputs), bf16=self.mixed)
-            return _native_outputs((c, h), on_device)
-        # Linear's NumPy route, then F.lstm's native cell: the gates equal
-        # the unfused step's bit for bit.
-        c, x, w_up, b, h, w_lat = [
-            None if a is None else intel64.to_numpy(a)
-            for a in self._unpack(inputs)]
-        gates = numpy.matmul(x, w_up.T)
-        if b is not None:
-            gates += b
-        if h is not None:
-            gates += numpy.matmul(h, w_lat.T)
-        self.gates = gates
-        c, h = intel64.native().lstm_cell_forward(c, gates)
-        return _native_outputs((c, h), on_device)
+        c, h, self.gates = intel64.native().lstm_step_forward(
+            *self._unpack(inputs), bf16=self.mixed)
+        return _native_outputs((c, h), self.intel64_on_device(inputs))
 
     def backward(self, indexes, grad_outputs):
         if config.enable_backprop:
@@ -448,8 +403,6 @@ class LSTMStepGrad(FunctionNode):
         n = len(inputs) - 2
         c, x, w_up, _, h, w_lat = fwd._unpack(inputs[:n])
         gc, gh = inputs[n:]
-        if fwd.blas:
-            return self._backward_on_blas(c, x, w_up, h, w_lat, gc, gh)
         gcp, gx, gw_up, gb, gh_prev, gw_lat = \
             intel64.native().lstm_step_backward(
                 c, x, w_up, fwd.with_bias, h, w_lat, fwd.gates, gc, gh,
@@ -458,45 +411,10 @@ class LSTMStepGrad(FunctionNode):
             ([gh_prev, gw_lat] if fwd.with_h else [])
         return _native_outputs(outs, self.intel64_on_device(inputs))
 
-    def _backward_on_blas(self, c, x, w_up, h, w_lat, gc, gh):
-        # The forward's products ran on NumPy's BLAS: the cell's gradient on
-        # the native kernel, then Linear's NumPy backward (gx = gg W,
-        # gW = gg^T x, gb = sum of gg) for both projections.
-        fwd = self.fwd
-        gcp, gg = _native_outputs(
-            intel64.native().lstm_cell_backward(c, fwd.gates, gc, gh), False)
-        x, w_up, h, w_lat = [None if a is None else intel64.to_numpy(a)
-                             for a in (x, w_up, h, w_lat)]
-        acc_up, acc_b, acc_lat = self.accs
-        gx = numpy.matmul(gg, w_up)
-        gw_up = _weight_grad(gg.T, x, acc_up)
-        outs = [gcp, gx, gw_up]
-        if fwd.with_bias:
-            gb = gg.sum(axis=0)
-            if acc_b is not None:
-                intel64.to_numpy(acc_b)[...] += gb
-                gb = acc_b
-            outs.append(gb)
-        if fwd.with_h:
-            outs += [numpy.matmul(gg, w_lat), _weight_grad(gg.T, h, acc_lat)]
-        # (NumPy arrays, on the device too: what the NumPy path of 'auto'
-        # returns for device arrays, e.g. Linear's gradients at this size)
-        return tuple(outs)
-
     def backward(self, indexes, grad_outputs):
         raise NotImplementedError(
             'lstm: double backprop through the fused L.LSTM step of the oneDNN '
             'route is not supported (run with config.use_ideep = "never")')
-
-
-def _weight_grad(gg_t, x, acc):
-    """``gg_t @ x``, added into the device accumulator ``acc`` when given
-    (then ``acc`` is the result)."""
-    g = numpy.matmul(gg_t, x)
-    if acc is None:
-        return g
-    intel64.to_numpy(acc)[...] += g
-    return acc
 
 
 def lstm_step(c_prev, x, upward, h=None, lateral=None):

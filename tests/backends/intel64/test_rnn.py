@@ -448,19 +448,18 @@ def _put_values(model, xs):
 @pytest.mark.parametrize('steps,values', [
     ((3, 3, 2, 1), 'normal'), ((1, 1), 'normal'), ((5,), 'normal'),
     ((3, 3, 2, 1), 'large'), ((5,), 'large'), ((3, 3, 2, 1), 'nonfinite')])
-def test_lstm_link_fused_step_products_on_blas_match_numpy(
+def test_lstm_link_fused_step_under_auto_matches_numpy(
         device, steps, values, fused_steps, native_calls):
-    # 'auto' runs the fused step's products on NumPy's BLAS (the cell on
-    # the native kernel); 'never' is the unfused NumPy path.
+    # 'auto' takes the fused step (on one thread at this size); 'never' is
+    # the unfused NumPy path.
     kwargs = {'normal': {}, 'large': {'scale': 1e4},
               'nonfinite': {'poison': _put_values}}[values]
     ref = _lstm_link_run('never', False, steps, **kwargs)
     assert not fused_steps and not native_calls
     got = _lstm_link_run('auto', device, steps, **kwargs)
-    assert fused_steps == [True] * len(steps)
-    assert 'lstm_step_forward' not in native_calls
-    assert native_calls['lstm_cell_forward'] == len(steps)
-    assert native_calls['lstm_cell_backward'] == len(steps)
+    assert fused_steps == ['auto'] * len(steps)
+    assert native_calls['lstm_step_forward'] == len(steps)
+    assert native_calls['lstm_step_backward'] == len(steps)
     for g, r in zip(got, ref):
         if r is None:  # (one step: the lateral weights have no gradient)
             assert g is None
@@ -468,39 +467,6 @@ def test_lstm_link_fused_step_products_on_blas_match_numpy(
         assert g.shape == r.shape and g.dtype == numpy.float32
         numpy.testing.assert_allclose(g, r, rtol=2e-5, atol=2e-5 * max(
             1.0, float(numpy.abs(r[numpy.isfinite(r)]).max(initial=0))))
-
-
-def test_lstm_step_products_on_blas_add_into_accumulators():
-    # The backward of the BLAS variant adds the weights' gradients into the
-    # plain device arrays backward_accumulate gives it, and returns them.
-    from cpuframe.functions.rnn.lstm import LSTMStep, LSTMStepGrad
-    rng = numpy.random.default_rng(3)
-    B, n_in, N = 3, 5, 4
-    arrs = [rng.standard_normal(s).astype(numpy.float32) for s in
-            ((B, N), (B, n_in), (4 * N, n_in), (4 * N,), (B, N), (4 * N, N))]
-    gc, gh = (rng.standard_normal((B, N)).astype(numpy.float32)
-              for _ in range(2))
-    results = {}
-    for blas in (False, True):
-        node = LSTMStep(True, True)
-        node._products_on_blas = lambda inputs, on_device, b=blas: b
-        node.forward_intel64(tuple(arrs))
-        assert node.blas is blas
-        fresh = LSTMStepGrad(node).forward_intel64(tuple(arrs) + (gc, gh))
-        accs = [intel64.from_numpy(numpy.full(a.shape, 0.5, numpy.float32))
-                for a in (arrs[2], arrs[3], arrs[5])]
-        added = LSTMStepGrad(node, accs).forward_intel64(
-            tuple(arrs) + (gc, gh))
-        for k, acc in zip((2, 3, 5), accs):
-            # (the sum is the accumulator's buffer)
-            numpy.testing.assert_array_equal(numpy.asarray(added[k]),
-                                             numpy.asarray(acc))
-            numpy.testing.assert_allclose(
-                numpy.asarray(acc), numpy.asarray(fresh[k]) + 0.5,
-                rtol=1e-6, atol=1e-6)
-        results[blas] = [numpy.asarray(a) for a in fresh]
-    for g, r in zip(results[True], results[False]):
-        numpy.testing.assert_allclose(g, r, rtol=2e-5, atol=2e-5)
 
 
 def _lstm_gradient_penalty(mode, device, batches=(3, 3, 2)):
@@ -528,16 +494,14 @@ def _lstm_gradient_penalty(mode, device, batches=(3, 3, 2)):
 
 @pytest.fixture
 def fused_steps(monkeypatch):
-    """Records, per fused L.LSTM step run, whether its products ran on
-    NumPy's BLAS (``LSTMStep.blas``)."""
+    """Records each fused L.LSTM step's forward (its ``use_ideep``)."""
     from cpuframe.functions.rnn.lstm import LSTMStep
     runs = []
     orig = LSTMStep.forward_intel64
 
     def wrapper(self, inputs):
-        out = orig(self, inputs)
-        runs.append(self.blas)
-        return out
+        runs.append(cpuframe.config.use_ideep)
+        return orig(self, inputs)
     monkeypatch.setattr(LSTMStep, 'forward_intel64', wrapper)
     return runs
 
@@ -549,8 +513,7 @@ def test_lstm_link_fused_step_double_backprop_matches_numpy(mode, device,
     ref_gxs, ref = _lstm_gradient_penalty('never', False)
     assert not fused_steps
     gxs, got = _lstm_gradient_penalty(mode, device)
-    # the fused step ran, its products on NumPy's BLAS under 'auto'
-    assert fused_steps == [mode == 'auto'] * 3
+    assert fused_steps == [mode] * 3  # the fused step ran
     for g, r in zip(gxs, ref_gxs):
         numpy.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)
     assert got.keys() == ref.keys()
