@@ -144,3 +144,45 @@ def test_bad_n_batch_axes(n):
     with pytest.raises(ValueError, match='linear: expected n_batch_axes'):
         F.linear(numpy.zeros((2, 3), numpy.float32),
                  numpy.zeros((4, 3), numpy.float32), n_batch_axes=n)
+
+
+@pytest.mark.parametrize('layout', ['c', 'f'])
+@pytest.mark.parametrize('values', ['normal', 'nonfinite', 'huge'])
+def test_inner_dimension_one_products_equal_matmul(layout, values):
+    # Linear's NumPy products with an inner dimension of 1 (a batch of one's
+    # weight gradient, gy^T x) run on numpy.dot, faster there than matmul:
+    # the values must be matmul's, NaN, infinities and overflow included.
+    from cpuframe.functions.connection.linear import _matmul
+    rng = numpy.random.RandomState(0)
+    a = rng.standard_normal((1, 37)).astype(numpy.float32)
+    b = rng.standard_normal((1, 23)).astype(numpy.float32)
+    if values == 'nonfinite':
+        a[0, :4] = [numpy.nan, numpy.inf, -numpy.inf, 0]
+        b[0, :3] = [numpy.inf, 0, -0.0]
+    elif values == 'huge':
+        a *= 3e38
+        b[0, :5] = 1e-30
+    at = a.T if layout == 'c' else numpy.asfortranarray(a.T)
+    with numpy.errstate(all='ignore'):
+        got = _matmul(at, b, numpy.float32)
+        want = numpy.matmul(at, b)
+    assert got.dtype == numpy.float32 and got.shape == (37, 23)
+    numpy.testing.assert_array_equal(got, want)
+    assert (numpy.signbit(got) == numpy.signbit(want)).all()
+
+
+def test_batch_of_one_gradients_match_float64():
+    # The whole layer at batch 1, gradients against float64 products.
+    rng = numpy.random.RandomState(1)
+    x = rng.standard_normal((1, 9)).astype(numpy.float32)
+    W = rng.standard_normal((5, 9)).astype(numpy.float32)
+    gy = rng.standard_normal((1, 5)).astype(numpy.float32)
+    vx, vW = cpuframe.Variable(x), cpuframe.Variable(W)
+    with cpuframe.using_config('use_ideep', 'never'):
+        y = F.linear(vx, vW)
+        y.grad = gy
+        y.backward()
+    numpy.testing.assert_allclose(vW.grad, gy.T.astype(numpy.float64) @ x,
+                                  rtol=1e-6)
+    numpy.testing.assert_allclose(vx.grad, gy.astype(numpy.float64) @ W,
+                                  rtol=1e-5, atol=1e-6)
