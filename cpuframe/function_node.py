@@ -313,8 +313,11 @@ class FunctionNode:
         cls = type(self)
         if cls.intel64_on_device is _default_on_device:
             on_device = False
+            tensor_type = intel64.mdarray
             for x in in_data:
-                if type(x) is not _ndarray and intel64.is_native_array(x):
+                t = type(x)
+                if t is not _ndarray and (
+                        t is tensor_type or intel64.is_native_array(x)):
                     on_device = True
                     break
         else:
@@ -332,7 +335,7 @@ class FunctionNode:
                 outputs = tuple(intel64.to_numpy(y) for y in outputs)
             return outputs
         if on_device:
-            in_data = tuple(intel64.to_numpy(x) for x in in_data)
+            in_data = _plain_arrays(in_data)
         if not mixed:
             return self.forward(in_data)
         return _bf16.round_outputs(
@@ -736,6 +739,20 @@ class FunctionNode:
 # overrides these (the defaults mean "no check", "no oneDNN route", "on the
 # device exactly when an input is an mdarray").
 _no_type_check = FunctionNode.check_type_forward
+def _plain_arrays(in_data):
+    """``in_data`` with its device arrays as NumPy arrays (views of plain
+    buffers: ``intel64.to_numpy``, its common case inline)."""
+    tensor_type = intel64.mdarray
+    out = []
+    for x in in_data:
+        if type(x) is tensor_type:
+            view = x.plain_view()
+            out.append(view if view is not None else intel64.to_numpy(x))
+        else:
+            out.append(intel64.to_numpy(x))
+    return tuple(out)
+
+
 _no_intel64_route = FunctionNode.forward_intel64
 _default_on_device = FunctionNode.intel64_on_device
 _ndarray = numpy.ndarray

@@ -230,29 +230,54 @@ class UpdateRule:
             return False
         data = param._data[0]
         if type(data) is not numpy.ndarray:
-            return False
+            return self._update_direct_on_device(param, data)
         g = param._grad_var
         if g is not None:
             grad = g._array
             if type(grad) is not numpy.ndarray or not grad.flags.writeable:
                 return False
-        if param.__dict__.get('_loss_scale') is not None or (
-                self._use_fp32_update and data.dtype == numpy.float16):
+        if not self._direct_applies(param, data):
             return False
         for value in self._state.values():
             if type(value) is not numpy.ndarray and backend.is_array(value):
                 return False
-        cls = type(self)
-        if cls.update is not UpdateRule.update or \
-                cls._prepare is not UpdateRule._prepare or \
-                cls._run is not UpdateRule._run or \
-                cls.update_core is not UpdateRule.update_core or \
-                'update_core' in self.__dict__ or \
-                'update_core_cpu' in self.__dict__:
-            return False
         self.t += 1
         self.update_core_cpu(param)
         return True
+
+    def _direct_applies(self, param, data):
+        # (the rest of ``_update_direct``'s case: no loss scale, no float16
+        # master copy, the general steps and update_core not replaced)
+        if param.__dict__.get('_loss_scale') is not None or (
+                self._use_fp32_update and data.dtype == numpy.float16):
+            return False
+        cls = type(self)
+        return cls.update is UpdateRule.update and \
+            cls._prepare is UpdateRule._prepare and \
+            cls._run is UpdateRule._run and \
+            cls.update_core is UpdateRule.update_core and \
+            'update_core' not in self.__dict__ and \
+            'update_core_cpu' not in self.__dict__
+
+    def _update_direct_on_device(self, param, data):
+        """``_update_direct`` for a parameter on the Intel64 device: an
+        element-wise rule whose views of the parameter's and the state's
+        buffers (``Intel64Device.elementwise_update``'s plan, made by an
+        earlier update) still hold. Then ``_prepare`` has nothing to move
+        and ``update`` amounts to ``t += 1`` and ``update_core``'s
+        element-wise update."""
+        if self.__dict__.get('_intel64_plan') is None or \
+                not self.is_elementwise:
+            return False
+        g = param._grad_var
+        if g is not None:
+            grad = g._array
+            if type(grad) is numpy.ndarray and not grad.flags.writeable:
+                return False
+        if not self._direct_applies(param, data):
+            return False
+        return backend._intel64_device().elementwise_update(
+            self, param, direct=True)
 
     def _run(self, param):
         for hook in tuple(self._pre_update_hooks.values()):

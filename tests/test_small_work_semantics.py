@@ -17,6 +17,7 @@ import pytest
 import cpuframe
 import cpuframe.functions as F
 from cpuframe import FunctionHook, FunctionNode, Variable
+from cpuframe.backends import intel64
 from cpuframe.configuration import GlobalConfig, LocalConfig, config
 from cpuframe.utils import type_check
 
@@ -405,3 +406,68 @@ def test_direct_update_matches_the_general_path(case, opt_name):
         assert calls_d == [1, 2, 3]
     if case == 'disabled':
         assert t_d[1] == 0
+
+
+@pytest.mark.skipif(not intel64.is_ideep_available(),
+                    reason='needs the native module')
+@pytest.mark.parametrize('case', ['plain', 'numpy_grad', 'readonly_grad',
+                                  'hook', 'loss_scale', 'no_grad',
+                                  'amsgrad_on', 'replaced_array'])
+@pytest.mark.parametrize('opt_name', ['SGD', 'MomentumSGD', 'Adam'])
+def test_direct_update_on_device_matches_the_general_path(
+        case, opt_name, monkeypatch):
+    # Parameters on '@intel64': once the element-wise update's views exist
+    # (after the first update), the direct path runs them; parameters, step
+    # counts and hook calls equal the general path's, bit for bit.
+    direct_runs = []
+    original = intel64.Intel64Device.elementwise_update
+
+    def spy(self, rule, param, direct=False):
+        done = original(self, rule, param, direct=direct)
+        if direct:
+            direct_runs.append(done)
+        return done
+    monkeypatch.setattr(intel64.Intel64Device, 'elementwise_update', spy)
+    results = []
+    for general in (False, True):
+        link = _make_params(general)
+        link.to_device('@intel64')
+        opt = getattr(cpuframe.optimizers, opt_name)()
+        opt.setup(link)
+        calls = []
+        if case == 'hook':
+            link.a.update_rule.add_hook(
+                lambda rule, p, seen=calls: seen.append(rule.t))
+        rng = numpy.random.default_rng(1)
+        for step in range(4):
+            if case == 'amsgrad_on' and step == 2 and opt_name == 'Adam':
+                opt.amsgrad = True  # a new state entry (vhat) from now on
+            if case == 'replaced_array' and step == 2:
+                link.b.array = intel64.from_numpy(
+                    numpy.asarray(link.b.array) * 2)
+            for p in link.params():
+                if case == 'no_grad' and p is link.b and step == 3:
+                    p.grad = None
+                    continue
+                g = rng.standard_normal(p.shape).astype(numpy.float32)
+                if case == 'readonly_grad':
+                    g.flags.writeable = False
+                if case in ('plain', 'hook', 'loss_scale', 'amsgrad_on',
+                            'replaced_array', 'no_grad'):
+                    g = intel64.from_numpy(g)
+                p.grad = g
+                if case == 'loss_scale':
+                    p._loss_scale = 8.0
+            opt.update()
+        results.append(([numpy.asarray(p.array).copy()
+                         for p in (link.a, link.b)],
+                         [p.update_rule.t for p in (link.a, link.b)], calls))
+    (arrays_d, t_d, calls_d), (arrays_g, t_g, calls_g) = results
+    for a, b in zip(arrays_d, arrays_g):
+        numpy.testing.assert_array_equal(a, b)
+    assert t_d == t_g == [4, 4] and calls_d == calls_g
+    if case in ('plain', 'numpy_grad', 'amsgrad_on', 'replaced_array',
+                'no_grad'):
+        assert any(direct_runs)  # the direct path ran
+    if case == 'hook':
+        assert calls_d == [1, 2, 3, 4]

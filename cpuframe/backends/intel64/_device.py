@@ -62,7 +62,7 @@ class Intel64Device(Device):
         return array
 
 
-    def elementwise_update(self, rule, param):
+    def elementwise_update(self, rule, param, direct=False):
         """``rule.update_core_cpu`` on flat NumPy views of the parameter.
 
         With the parameter, its gradient and every state array as mdarrays of
@@ -76,13 +76,19 @@ class Intel64Device(Device):
         padding, are kept on the rule (``_intel64_plan``) while the same
         arrays hold the same buffers: a small model's step updates each
         parameter with a few microseconds of bookkeeping.
+
+        ``direct`` (``UpdateRule._update_direct``): only where the kept
+        plan still holds, and the rule's step count ``t`` is advanced just
+        before the update runs (False: nothing done, ``t`` unchanged).
         """
         data, grad = param.array, param.grad
         if not _pkg.is_native_array(data):
             return False
         state = rule._state or {}
         plan = getattr(rule, '_intel64_plan', None)
-        if plan is None or not _plan_holds(plan, data, state):
+        if plan is None or not plan_holds(plan, data, state):
+            if direct:
+                return False
             plan = _make_plan(data, state)
             rule._intel64_plan = plan
             if plan is None:
@@ -106,6 +112,8 @@ class Intel64Device(Device):
                 grad_view = laid_out.raw_view()
         else:
             return False
+        if direct:
+            rule.t += 1
         flat = _FlatParam(data_view, grad_view)
         rule._state = views
         try:
@@ -124,7 +132,7 @@ class Intel64Device(Device):
         return True
 
 
-def _plan_holds(plan, data, state):
+def plan_holds(plan, data, state):
     """Whether the kept views still view ``data``'s and ``state``'s
     buffers (same arrays, same buffers: a layout adopted in place moves a
     tensor to a new buffer)."""

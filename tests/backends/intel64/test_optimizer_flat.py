@@ -68,8 +68,8 @@ def test_device_updates_match_numpy(make_opt, monkeypatch):
     flat_calls = []
     # the device hook the optimizer asks (Device's default declines)
     for cls in (Device, intel64.Intel64Device):
-        def spy(self, rule, param, _original=cls.elementwise_update):
-            done = _original(self, rule, param)
+        def spy(self, rule, param, _original=cls.elementwise_update, **kw):
+            done = _original(self, rule, param, **kw)
             flat_calls.append(done)
             return done
 
