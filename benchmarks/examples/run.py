@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ('sentiment', 'ptb_rnnlm', 'seq2seq', 'dqn', 'mnist_trainer')
+SCRIPTS = ('sentiment', 'ptb_rnnlm', 'seq2seq', 'dqn', 'mnist_trainer',
+           'word2vec', 'vae', 'dcgan')
 
 # path -> (needs chainer python, extra environment, extra script arguments)
 PATHS = {

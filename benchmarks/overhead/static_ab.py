@@ -19,13 +19,18 @@ S = rows.chainer_rows(rows.ChainerAPI(cpuframe, '@numpy', static=True))
 for name in ('mnist_mlp', 'dqn_mlp', 'lstm_2steps', 'tiny_convnet'):
     a, s = A[name], S[name]
     for f in (a, s):
-        for _ in range(20): f()
+        for _ in range(20):
+            f()
     ra, rs = [], []
     n = 40 if name != 'mnist_mlp' else 15
     for k in range(30):
         for f, out in ((a, ra), (s, rs)) if k % 2 else ((s, rs), (a, ra)):
-            gc.collect(); t0 = time.perf_counter()
-            for _ in range(n): f()
+            gc.collect()
+            t0 = time.perf_counter()
+            for _ in range(n):
+                f()
             out.append((time.perf_counter() - t0) / n * 1e6)
-    print('%-14s auto %7.1f  static %7.1f  static/auto %.3f (median of 30 interleaved blocks; min %.1f / %.1f)' % (
-        name, statistics.median(ra), statistics.median(rs), statistics.median(rs) / statistics.median(ra), min(ra), min(rs)))
+    med_a, med_s = statistics.median(ra), statistics.median(rs)
+    print('%-14s auto %7.1f  static %7.1f  static/auto %.3f '
+          '(median of 30 interleaved blocks; min %.1f / %.1f)' % (
+              name, med_a, med_s, med_s / med_a, min(ra), min(rs)))

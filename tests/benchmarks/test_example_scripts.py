@@ -27,6 +27,12 @@ CASES = {
             lambda out: 0 <= out['loss'] < 10),
     'mnist_trainer': (['--iterations', '100'],
                       lambda out: out['accuracy'] >= 0.9),
+    'word2vec': (['--iterations', '3', '--batchsize', '50', '--unit', '16'],
+                 lambda out: 0 < out['loss'] < 60),
+    'vae': (['--iterations', '30', '--unit', '64'],
+            lambda out: 0 < out['loss'] < 784 * math.log(2)),
+    'dcgan': (['--iterations', '2', '--batchsize', '4', '--ch', '16'],
+              lambda out: out['loss_dis'] > 0 and out['loss_gen'] > 0),
 }
 
 

@@ -4,7 +4,7 @@ group), and oneDNN's right padding. Public within the package: the
 (de)convolution, depthwise and dilated modules import them from here."""
 import numpy
 
-from cpuframe import backend
+from cpuframe import _blas_threads, backend
 from cpuframe.backends import intel64
 from cpuframe.functions.connection._im2col import im2col
 from cpuframe.utils import type_check
@@ -96,6 +96,13 @@ def bias_grad(gy):
     return sum_(gy, axis=(0,) + tuple(range(2, gy.ndim)))
 
 
+def _matmul(xp, a, b):
+    # NumPy's BLAS on one thread for small products (see _blas_threads)
+    if xp is numpy:
+        return _blas_threads.matmul(a, b)
+    return xp.matmul(a, b)
+
+
 def conv_forward(x, W, b, stride, pad, dilate, groups, cover_all):
     """``y[n, o] = sum_{c, k} W[o, c, k] * x_padded[n, g(o)*Cg + c, s*i + d*k]``."""
     xp = backend.get_array_module(x, W)
@@ -108,7 +115,7 @@ def conv_forward(x, W, b, stride, pad, dilate, groups, cover_all):
     cg_k = (c // groups) * prod(ksize)
     col = col.reshape(n, groups, cg_k, prod(outsize))
     # One matrix product per (image, group); the result is already NCHW.
-    y = xp.matmul(W.reshape(groups, out_c // groups, cg_k), col)
+    y = _matmul(xp, W.reshape(groups, out_c // groups, cg_k), col)
     y = y.reshape((n, out_c) + outsize).astype(x.dtype, copy=False)
     return add_bias(y, b)
 
@@ -137,7 +144,7 @@ def conv_grad_weight(x, gy, ksize, stride, pad, dilate, groups, cover_all,
     col = col.transpose(perm).reshape(groups, cg_k, n_p)
     g = gy.reshape(n, groups, og, prod(outsize)).transpose(1, 2, 0, 3)
     g = g.reshape(groups, og, n_p)
-    gW = xp.matmul(g, col.transpose(0, 2, 1))
+    gW = _matmul(xp, g, col.transpose(0, 2, 1))
     return gW.reshape((out_c, cg) + tuple(ksize)).astype(dtype, copy=False)
 
 

@@ -9,6 +9,7 @@ from cpuframe import backend
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.functions.connection._conv_common import (
+    _matmul,
     add_bias,
     bias_grad,
     check_groups,
@@ -42,7 +43,7 @@ def _deconv_forward(x, W, b, stride, pad, dilate, groups, outsize):
         # depthwise: an outer product, much faster broadcast than as GEMMs
         col = w * x
     else:
-        col = xp.matmul(w, x)
+        col = _matmul(xp, w, x)
     col = col.reshape((n, groups * out_cg) + tuple(ksize) + tuple(insize))
     y = col2im(col, stride, pad, outsize, dilate)
     y = y.astype(x.dtype, copy=False)

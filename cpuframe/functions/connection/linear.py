@@ -6,7 +6,7 @@ any order stay matrix products.
 """
 import numpy
 
-from cpuframe import _bf16, backend, utils
+from cpuframe import _bf16, _blas_threads, backend, utils
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
@@ -31,13 +31,16 @@ def _profitable_on_device(m, k, n):
 
 
 def _matmul(a, b, dtype):
-    if a.ndim == 2 and a.shape[1] == 1 and type(a) is numpy.ndarray and \
-            type(b) is numpy.ndarray and b.ndim == 2:
-        # An inner dimension of 1 (the weight gradient of a batch of one):
-        # NumPy's matmul takes 5-7x dot's time there (NumPy 2.4, 512x1 by
-        # 1x128: 119-177 vs 21 us), and both give the single product per
-        # element (the same values).
-        return numpy.dot(a, b).astype(dtype, copy=False)
+    if type(a) is numpy.ndarray and type(b) is numpy.ndarray:
+        # (NumPy's BLAS on one thread for a small product: _blas_threads)
+        if a.ndim == 2 and a.shape[1] == 1 and b.ndim == 2:
+            # An inner dimension of 1 (the weight gradient of a batch of
+            # one): NumPy's matmul takes 5-7x dot's time there (NumPy 2.4,
+            # 512x1 by 1x128: 119-177 vs 21 us), and both give the single
+            # product per element (the same values).
+            return _blas_threads.dot(a, b).astype(dtype, copy=False)
+        return utils.force_array(_blas_threads.matmul(a, b)).astype(
+            dtype, copy=False)
     xp = backend.get_array_module(a, b)
     return utils.force_array(xp.matmul(a, b)).astype(dtype, copy=False)
 
