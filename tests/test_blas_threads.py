@@ -37,9 +37,9 @@ def _one_thread(fn, *args):
     (512, 128, 1, True),
     (64, 64, 64, True),         # 262,144 multiply-adds: threaded
     (32, 64, 64, False),        # 131K: BLAS keeps one thread anyway
-    (100, 784, 100, True),      # 7.8M: below the bound
-    (100, 784, 500, False),     # 39M: every thread
-    (4096, 4096, 1, False),     # a 16M-element gemv: every thread
+    (100, 500, 20, True),       # 1M: below the bound
+    (100, 784, 100, False),     # 7.8M: every thread
+    (2048, 2048, 1, False),     # a 4M-element gemv: every thread
 ])
 def test_which_products_run_on_one_thread(m, k, n, want):
     assert bt.wants_one_thread(m, k, n) is want
@@ -47,7 +47,8 @@ def test_which_products_run_on_one_thread(m, k, n, want):
 
 @needs_openblas
 @pytest.mark.parametrize('shapes', [
-    ((100, 784), (784, 100)), ((1, 300), (300, 200)), ((300, 1), (1, 200)),
+    ((100, 784), (784, 100)), ((100, 500), (500, 20)),
+    ((1, 300), (300, 200)), ((300, 1), (1, 200)),
     ((64, 64), (64, 64)), ((3, 40, 50), (3, 50, 300)),
     ((2, 4, 40, 60), (4, 60, 300)), ((300, 100), (100, 1))])
 @pytest.mark.parametrize('values', ['normal', 'nonfinite', 'huge'])
@@ -65,14 +66,17 @@ def test_products_equal_numpy_and_restore_the_setting(shapes, values):
     a_f = numpy.asfortranarray(a) if a.ndim == 2 else a
     with numpy.errstate(all='ignore'):
         threaded = numpy.matmul(a, b)
-        want = _one_thread(numpy.matmul, a, b)
-        want_f = _one_thread(numpy.matmul, a_f, b)
+        one = bt.wants_one_thread(a.shape[-2], a.shape[-1], b.shape[-1])
+        run = (lambda *args: _one_thread(numpy.matmul, *args)) if one \
+            else numpy.matmul
+        want = run(a, b)
+        want_f = run(a_f, b)
         got = bt.matmul(a, b)
         got_f = bt.matmul(a_f, b)
     assert _threads() == before
-    # BLAS's one-thread product, bit for bit (a Fortran-order operand is
-    # another BLAS call); the threaded one may differ in the last bits
-    # (another split of the blocks)
+    # BLAS's one-thread product where the rule says so, else the threaded
+    # one, bit for bit (a Fortran-order operand is another BLAS call); the
+    # two may differ in the last bits (another split of the blocks)
     numpy.testing.assert_array_equal(got, want)
     numpy.testing.assert_array_equal(got_f, want_f)
     both = numpy.isfinite(threaded) & numpy.isfinite(got)
@@ -107,7 +111,8 @@ def test_concurrent_scopes_restore_the_setting():
     before = _threads()
     rng = numpy.random.RandomState(1)
     a = rng.standard_normal((100, 200)).astype(numpy.float32)
-    b = rng.standard_normal((200, 300)).astype(numpy.float32)
+    b = rng.standard_normal((200, 100)).astype(numpy.float32)
+    assert bt.wants_one_thread(100, 200, 100)
     want = _one_thread(numpy.matmul, a, b)
     errors = []
 
