@@ -12,19 +12,23 @@ with BLAS's two threads for its small Linear layers and 0.9 s with one (the
 NumPy path alone: 1.7-1.9 s); a VAE 0.60 -> 0.44-0.51 s.
 
 So a product cpuframe computes on NumPy's BLAS runs on one BLAS thread where
-it is small: below ``ONE_THREAD_MACS`` multiply-adds per matrix, and only
-where BLAS would have threaded it (OpenBLAS splits a matrix-vector product
-from 9,216 matrix elements, a matrix product from 262,144 multiply-adds;
-below those nothing is changed). Its workers are then left asleep; larger
-products keep every thread. The bound, 4M, is below the first layer of
-Chainer's MNIST MLP (784x100 at batch 100, 7.8M): on one thread that
-model's step took 1.05-1.10x its time on NumPy's BLAS alone, while the
-layers that made the two pools collide in the models measured were of
-0.1-1M. (A rule that switched only while oneDNN routes run would make a
-product's last bits depend on timing: on one thread OpenBLAS may split a
-product into other blocks than on several, so a small product's value
-differs in the last bits from the threaded one, but no longer depends on
-the machine's core count.)
+it is small: below ``ONE_THREAD_MACS`` multiply-adds per matrix (16M, the
+bound from which a Linear layer on device arrays takes oneDNN's route under
+'auto', ``AUTO_MIN['linear_on_device']``, and L.LSTM's fused step a team),
+and only where BLAS would have threaded it (OpenBLAS splits a
+matrix-vector product from 9,216 matrix elements, a matrix product from
+262,144 multiply-adds; below those nothing is changed). Its workers are
+then left asleep; larger products keep every thread. The bound was chosen
+on these measurements (same machine, seconds of each script's loop):
+a VGG-style CIFAR convnet whose classifier layer is 4.2M per product,
+'auto' 1.55-1.76 with a 4M bound and 0.91-0.94 with 16M ('@intel64' 1.29
+and 0.69-0.72); Chainer's MNIST MLP, whose first layer is 7.8M and which
+runs on NumPy's BLAS alone, takes 1.04-1.10x its step time with 16M. A
+rule that switched only while oneDNN routes run was left out: a product's
+last bits would then depend on timing (on one thread OpenBLAS may split a
+product into other blocks than on several, so a small product's value can
+differ in the last bits from the threaded one; it no longer depends on the
+machine's core count).
 
 The switch is process-wide (BLAS has one setting): nested and concurrent
 scopes share one count under a lock and the first restores BLAS's setting
@@ -39,7 +43,7 @@ import threading
 
 #: Per-matrix multiply-adds below which a threaded product runs on one BLAS
 #: thread (``CPUFRAME_BLAS_ONE_THREAD_MACS`` overrides it; 0 turns it off).
-ONE_THREAD_MACS = 1 << 22
+ONE_THREAD_MACS = 1 << 24
 
 # OpenBLAS's own thresholds (interface/gemm.c, interface/gemv.c, with its
 # default GEMM_MULTITHREAD_THRESHOLD of 4): below them it runs one thread.

@@ -38,8 +38,9 @@ def _one_thread(fn, *args):
     (64, 64, 64, True),         # 262,144 multiply-adds: threaded
     (32, 64, 64, False),        # 131K: BLAS keeps one thread anyway
     (100, 500, 20, True),       # 1M: below the bound
-    (100, 784, 100, False),     # 7.8M: every thread
-    (2048, 2048, 1, False),     # a 4M-element gemv: every thread
+    (100, 784, 100, True),      # 7.8M: below the bound
+    (100, 784, 500, False),     # 39M: every thread
+    (4096, 4096, 1, False),     # a 16M-element gemv: every thread
 ])
 def test_which_products_run_on_one_thread(m, k, n, want):
     assert bt.wants_one_thread(m, k, n) is want

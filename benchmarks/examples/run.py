@@ -28,7 +28,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = ('sentiment', 'ptb_rnnlm', 'seq2seq', 'dqn', 'mnist_trainer',
-           'word2vec', 'vae', 'dcgan')
+           'word2vec', 'vae', 'dcgan', 'cifar_vgg')
 
 # path -> (needs chainer python, extra environment, extra script arguments)
 PATHS = {

@@ -33,6 +33,8 @@ CASES = {
             lambda out: 0 < out['loss'] < 784 * math.log(2)),
     'dcgan': (['--iterations', '2', '--batchsize', '4', '--ch', '16'],
               lambda out: out['loss_dis'] > 0 and out['loss_gen'] > 0),
+    'cifar_vgg': (['--iterations', '12', '--batchsize', '16', '--width', '4'],
+                  lambda out: out['loss'] < math.log(10) * 1.5),
 }
 
 
