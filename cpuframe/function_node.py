@@ -457,18 +457,20 @@ class FunctionNode:
         ``intel64_supports`` may read every value) and then both."""
         if mode == 'never':
             return False
+        if mode == 'auto':
+            # (the size rule first: most small calls end here, without
+            # asking for the native module)
+            try:
+                if not self.intel64_profitable(inputs):
+                    return False
+            except Exception:  # noqa: BLE001 - asked again after supports
+                pass
         if not intel64.is_ideep_available():
             if mode == 'always':
                 intel64.check_ideep_available()
             elif mode == 'auto':
                 intel64.warn_if_native_missing()
             return False
-        if mode == 'auto':
-            try:
-                if not self.intel64_profitable(inputs):
-                    return False
-            except Exception:  # noqa: BLE001 - asked again after supports
-                pass
         if not self.intel64_supports(inputs):
             return False
         if mode == 'auto':
