@@ -43,15 +43,18 @@ def missing_native(monkeypatch, tmp_path):
     return layout
 
 
-def _run_relu(mode, times=2):
-    """Warnings of type NativeBackendMissingWarning from ``times`` relu calls."""
-    x = numpy.array([[-1.0, 2.0]], numpy.float32)
+def _run_relu(mode, times=2, small=False):
+    """Warnings of type NativeBackendMissingWarning from ``times`` relu calls
+    on an array large enough for 'auto' to want the route (``small``: one
+    it would leave on NumPy anyway, which never warns)."""
+    x = numpy.tile(numpy.array([[-1.0, 2.0]], numpy.float32),
+                   (1, 1) if small else (512, 256))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
         with using_config('use_ideep', mode):
             for _ in range(times):
                 y = F.relu(x)
-    numpy.testing.assert_array_equal(y.array, [[0.0, 2.0]])
+    numpy.testing.assert_array_equal(y.array, numpy.maximum(x, 0))
     return [w for w in caught
             if issubclass(w.category, intel64.NativeBackendMissingWarning)]
 
@@ -69,6 +72,13 @@ def test_auto_in_a_source_checkout_warns_once_with_reason_and_fix(
     assert caught[0].filename == __file__
     assert issubclass(intel64.NativeBackendMissingWarning, UserWarning)
     assert _run_relu('auto') == []
+
+
+def test_auto_does_not_warn_where_it_would_not_route(missing_native):
+    # A call 'auto' leaves on NumPy by its size rule loses nothing.
+    missing_native(checkout=True)
+    assert _run_relu('auto', small=True) == []
+    assert len(_run_relu('auto')) == 1
 
 
 def test_should_use_ideep_under_auto_warns_too(missing_native):
@@ -111,7 +121,7 @@ def test_running_from_a_checkout_without_the_module_warns(tmp_path):
         'import cpuframe.functions as F\n'
         'print(cpuframe.__file__)\n'
         'sys.stderr.write("imported\\n")\n'
-        'x = numpy.ones((2, 3), numpy.float32)\n'
+        'x = numpy.ones((512, 512), numpy.float32)\n'
         'for _ in range(3):\n'
         '    F.relu(x)\n')
     env = {k: v for k, v in os.environ.items()
