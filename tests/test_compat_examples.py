@@ -48,13 +48,22 @@ def dataset_root(tmp_path_factory):
     return root
 
 
-def _run(script, args, root, cwd):
+def _run(script, args, root, cwd, seed=None):
+    """The script through ``python -m cpuframe.compat``; with ``seed``,
+    NumPy's global generator is seeded first (the script, unmodified,
+    draws its initial weights and dropout masks from it)."""
     env = dict(os.environ, CHAINER_DATASET_ROOT=str(root))
     env.pop('CPUFRAME_DATASET_ROOT', None)
-    out = subprocess.run(
-        [sys.executable, '-m', 'cpuframe.compat', str(SCRIPTS / script),
-         *args], capture_output=True, text=True, timeout=300, env=env,
-        cwd=cwd)
+    command = [sys.executable, '-m', 'cpuframe.compat', str(SCRIPTS / script),
+               *args]
+    if seed is not None:
+        command = [sys.executable, '-c',
+                   'import sys, numpy; numpy.random.seed({}); '
+                   'from cpuframe import compat; '
+                   'sys.exit(compat.main(sys.argv[1:]))'.format(seed),
+                   *command[3:]]
+    out = subprocess.run(command, capture_output=True, text=True,
+                         timeout=300, env=env, cwd=cwd)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
     return out
 
@@ -83,8 +92,10 @@ def test_mnist_example_trains_and_resumes(device, dataset_root, tmp_path):
 
 @pytest.mark.parametrize('device', DEVICES)
 def test_ptb_example_learns_the_sequence(device, dataset_root, tmp_path):
+    # (seeded: an unlucky initialization was seen to end at perplexity 4.8
+    # once in CI)
     out = _run('train_ptb.py', ['-e', '8', '-u', '32', '-b', '10', '-l', '10',
-                                '-d', device], dataset_root, tmp_path)
+                                '-d', device], dataset_root, tmp_path, seed=3)
     lines = out.stdout.splitlines()
     assert '#vocab = 12' in lines
     perplexity = float(next(line for line in lines
