@@ -41,6 +41,8 @@ import os
 import sys
 import threading
 
+import numpy
+
 #: Per-matrix multiply-adds below which a threaded product runs on one BLAS
 #: thread (``CPUFRAME_BLAS_ONE_THREAD_MACS`` overrides it; 0 turns it off).
 ONE_THREAD_MACS = 1 << 24
@@ -85,7 +87,6 @@ def _find_openblas():
     False."""
     if not sys.platform.startswith('linux'):
         return False
-    import numpy  # noqa: F401 - NumPy's BLAS is loaded with it
     try:
         with open('/proc/self/maps') as f:
             lines = f.read().splitlines()
@@ -158,27 +159,25 @@ def leave():
             pair[0](_saved)
 
 
-def matmul(a, b):
-    """``numpy.matmul(a, b)`` (NumPy arrays; stacks of matrices too), on one
-    BLAS thread where ``wants_one_thread`` says so for each matrix."""
-    import numpy
+def _product(fn, a, b):
+    # fn(a, b) on one BLAS thread where ``wants_one_thread`` says so for
+    # each (m x k) by (k x n) matrix of the operands
     if a.ndim >= 2 and b.ndim >= 2 and wants_one_thread(
             a.shape[-2], a.shape[-1], b.shape[-1]):
         enter()
         try:
-            return numpy.matmul(a, b)
+            return fn(a, b)
         finally:
             leave()
-    return numpy.matmul(a, b)
+    return fn(a, b)
+
+
+def matmul(a, b):
+    """``numpy.matmul(a, b)`` (NumPy arrays; stacks of matrices too), on one
+    BLAS thread where ``wants_one_thread`` says so for each matrix."""
+    return _product(numpy.matmul, a, b)
 
 
 def dot(a, b):
     """``numpy.dot(a, b)`` of two matrices, as ``matmul``."""
-    import numpy
-    if wants_one_thread(a.shape[0], a.shape[1], b.shape[1]):
-        enter()
-        try:
-            return numpy.dot(a, b)
-        finally:
-            leave()
-    return numpy.dot(a, b)
+    return _product(numpy.dot, a, b)
