@@ -335,13 +335,23 @@ class FunctionNode:
                 outputs = tuple(intel64.to_numpy(y) for y in outputs)
             return outputs
         if on_device:
-            in_data = _plain_arrays(in_data)
+            plain = self._plain_inputs
+            if plain is not None and plain[0] is in_data:
+                # (read by the route choice just now)
+                in_data = plain[1]
+            else:
+                in_data = _plain_arrays(in_data)
+            self._plain_inputs = None
         if not mixed:
             return self.forward(in_data)
         return _bf16.round_outputs(
             self, self.forward(_bf16.round_inputs(self, in_data)))
 
     _route_choice = None
+    #: (inputs, their NumPy views): what ``_wants_route_on_device`` read
+    #: when it declined the route, for the ``_forward_routed`` that follows
+    #: (cleared there: a recorded node must not keep the views alive)
+    _plain_inputs = None
 
     def choose_intel64(self, inputs):
         """Whether ``apply`` on these input arrays will run ``forward_intel64``.
@@ -441,6 +451,13 @@ class FunctionNode:
                 return True
         except Exception:  # noqa: BLE001 - the route decides then
             return True
+        if type(inputs) is tuple:
+            # NumPy arrays and plain float32 buffers only (the common case):
+            # their views, read once and kept for ``_forward_routed``
+            views = intel64.native().plain_views(inputs)
+            if views is not None:
+                self._plain_inputs = (inputs, views)
+                return False
         tensor_type = intel64.mdarray
         for x in inputs:
             if (type(x) is tensor_type or (
@@ -744,6 +761,10 @@ _no_type_check = FunctionNode.check_type_forward
 def _plain_arrays(in_data):
     """``in_data`` with its device arrays as NumPy arrays (views of plain
     buffers: ``intel64.to_numpy``, its common case inline)."""
+    if type(in_data) is tuple:
+        views = intel64.native().plain_views(in_data)
+        if views is not None:
+            return views
     tensor_type = intel64.mdarray
     out = []
     for x in in_data:

@@ -377,6 +377,43 @@ py::array raw_view(const TensorPtr& t) {
                               static_cast<float*>(t->data_), base);
 }
 
+namespace {
+
+// An ndarray of t's logical shape over its plain float32 buffer, made with
+// NumPy's C API in one call (py::array_t's constructor costs ~2x: it copies
+// shape and strides into vectors and checks them). t is plain float32 and
+// settled; the array keeps the buffer alive through its base capsule.
+py::object make_plain_view(const Tensor& t, const std::shared_ptr<void>& owner, void* data) {
+    auto* keep = new std::shared_ptr<void>(owner);
+    py::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<void>*>(p); });
+    const auto& shape = t.shape();
+    const int nd = static_cast<int>(shape.size());
+    constexpr int kMaxDims = 32;  // NumPy's own limit (NPY_MAXDIMS)
+    if (nd > kMaxDims) throw py::value_error("plain_view: more than 32 dimensions");
+    Py_intptr_t dims[kMaxDims];
+    Py_intptr_t strides[kMaxDims];
+    Py_intptr_t step = static_cast<Py_intptr_t>(sizeof(float));
+    for (int i = nd; i-- > 0;) {
+        dims[i] = static_cast<Py_intptr_t>(shape[static_cast<std::size_t>(i)]);
+        strides[i] = step;
+        step *= std::max<Py_intptr_t>(dims[i], 1);
+    }
+    auto& api = py::detail::npy_api::get();
+    PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_api::NPY_FLOAT_);
+    if (!descr) throw py::error_already_set();
+    // (NewFromDescr steals descr; writeable and aligned, as the buffer is)
+    PyObject* arr = api.PyArray_NewFromDescr_(
+        api.PyArray_Type_, descr, nd, dims, strides, data,
+        py::detail::npy_api::NPY_ARRAY_WRITEABLE_ | py::detail::npy_api::NPY_ARRAY_ALIGNED_,
+        nullptr);
+    if (!arr) throw py::error_already_set();
+    py::object result = py::reinterpret_steal<py::object>(arr);
+    if (api.PyArray_SetBaseObject_(arr, base.release().ptr()) != 0) throw py::error_already_set();
+    return result;
+}
+
+}  // namespace
+
 py::object plain_view(const TensorPtr& t) {
     // The NumPy face of a plain float32 tensor in one call (the small-work
     // path reads every such mdarray through it); None for other layouts
@@ -385,17 +422,41 @@ py::object plain_view(const TensorPtr& t) {
     settle_all_pending();
     t->settle();
     t->touch();
-    auto* keep = new std::shared_ptr<void>(t->owner_);
-    py::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<void>*>(p); });
-    const auto& shape = t->shape();
-    std::vector<py::ssize_t> dims(shape.begin(), shape.end());
-    std::vector<py::ssize_t> strides(dims.size());
-    py::ssize_t step = static_cast<py::ssize_t>(sizeof(float));
-    for (std::size_t i = dims.size(); i-- > 0;) {
-        strides[i] = step;
-        step *= std::max<py::ssize_t>(dims[i], 1);
+    return make_plain_view(*t, t->owner_, t->data_);
+}
+
+py::object plain_views(const py::tuple& arrays) {
+    // The inputs of an op that takes the NumPy path on the Intel64 device,
+    // in one call: ndarrays as they are, plain float32 tensors as views of
+    // their buffers. None when some entry is anything else (a laid-out or
+    // bfloat16 tensor needs a copy; other types are the caller's to read).
+    const std::size_t n = arrays.size();
+    auto& api = py::detail::npy_api::get();
+    bool settled = false;
+    for (std::size_t i = 0; i < n; ++i) {
+        PyObject* x = PyTuple_GET_ITEM(arrays.ptr(), static_cast<Py_ssize_t>(i));
+        if (api.PyArray_Check_(x)) continue;
+        if (!py::isinstance<Tensor>(x)) return py::none();
+        const Tensor& t = py::handle(x).cast<const Tensor&>();
+        if (t.dtype() != memory::data_type::f32 || !t.is_plain()) return py::none();
     }
-    return py::array_t<float>(dims, strides, static_cast<float*>(t->data_), base);
+    py::tuple out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        py::handle x(PyTuple_GET_ITEM(arrays.ptr(), static_cast<Py_ssize_t>(i)));
+        if (api.PyArray_Check_(x.ptr())) {
+            out[i] = x;
+            continue;
+        }
+        TensorPtr t = x.cast<TensorPtr>();
+        if (!settled) {
+            settle_all_pending();
+            settled = true;
+        }
+        t->settle();
+        t->touch();
+        out[i] = make_plain_view(*t, t->owner_, t->data_);
+    }
+    return std::move(out);
 }
 
 // -- helpers ----------------------------------------------------------------------

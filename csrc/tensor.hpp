@@ -188,6 +188,7 @@ private:
 
     friend py::array raw_view(const TensorPtr& t);
     friend py::object plain_view(const TensorPtr& t);
+    friend py::object plain_views(const py::tuple& arrays);
 };
 
 // -- helpers for the op files -------------------------------------------------
@@ -267,6 +268,9 @@ ReorderCounters& reorder_counters();
 
 py::array raw_view(const TensorPtr& t);
 py::object plain_view(const TensorPtr& t);
+// plain_view of every plain float32 tensor of a tuple, ndarrays as they are;
+// None when some entry is neither.
+py::object plain_views(const py::tuple& arrays);
 
 void register_tensor(py::module_& m);
 

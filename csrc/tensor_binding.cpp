@@ -38,6 +38,10 @@ auto guarded(const char* fn, const Tensor& t, Body&& body) {
 }  // namespace
 
 void register_tensor(py::module_& m) {
+    m.def("plain_views", &plain_views, py::arg("arrays"),
+          "The tuple arrays with every plain float32 Tensor replaced by its plain_view "
+          "(ndarrays kept as they are), or None when some entry is neither: the inputs "
+          "of an op that takes the NumPy path on the Intel64 device, read in one call.");
     py::class_<Tensor, TensorPtr> cls(m, "Tensor", R"doc(
 A oneDNN memory: a float32 buffer and the layout of its elements.
 

@@ -60,10 +60,11 @@ class Calls:
     """Records which functions of the native module are called.
 
     The checks a route makes of its inputs before it runs (``all_within``,
-    ``has_nan``) compute nothing and are not recorded.
+    ``has_nan``) and the NumPy path's read of device inputs (``plain_views``)
+    compute nothing and are not recorded.
     """
 
-    _CHECKS = ('all_within', 'has_nan')
+    _CHECKS = ('all_within', 'has_nan', 'plain_views')
 
     def __init__(self, real):
         self._real = real

@@ -342,3 +342,88 @@ def test_plain_view_is_the_buffer_of_a_plain_float32_tensor():
     out = intel64.mdarray.from_numpy(s).plain_view()
     numpy.testing.assert_array_equal(out.view(numpy.uint32),
                                      s.view(numpy.uint32))
+
+
+def test_plain_views_reads_an_ops_inputs_in_one_call():
+    # The NumPy path's read of device inputs: ndarrays as they are, plain
+    # float32 tensors as views of their buffers, None for anything else
+    native = intel64.native()
+    a = numpy.arange(12, dtype=numpy.float32).reshape(3, 4)
+    n = numpy.ones((3, 4), numpy.float32)
+    t = intel64.from_numpy(a)
+    views = native.plain_views((t, n, t))
+    assert type(views) is tuple and len(views) == 3
+    assert views[1] is n
+    for v in (views[0], views[2]):
+        assert type(v) is numpy.ndarray and v.dtype == numpy.float32
+        assert v.shape == (3, 4) and v.flags.c_contiguous
+        assert v.flags.writeable
+        numpy.testing.assert_array_equal(v, a)
+    views[0][2, 1] = 42  # a view: written through, seen by the other one
+    assert numpy.asarray(t)[2, 1] == 42 and views[2][2, 1] == 42
+    v = views[0]
+    del t, views  # the view keeps the buffer alive
+    assert v[2, 1] == 42 and v[2, 3] == 11
+    assert native.plain_views(()) == ()
+    # a laid-out or bfloat16 tensor needs a copy; None, a list or a scalar
+    # is the caller's: None for the whole tuple
+    blocked = intel64.from_numpy(a).reorder('ba')
+    assert native.plain_views((n, blocked)) is None
+    assert native.plain_views((native.to_bfloat16(a),)) is None
+    assert native.plain_views((n, None)) is None
+    assert native.plain_views((intel64.from_numpy(a), [1.0])) is None
+    assert native.plain_views((numpy.float32(1),)) is None
+    with pytest.raises(TypeError):
+        native.plain_views([n])  # a tuple, as apply passes
+    # shapes with a zero extent and many axes; special values unchanged
+    for shape in ((0, 3), (2, 0, 5), (1,), (2, 1, 3, 1, 2)):
+        z = numpy.random.default_rng(1).standard_normal(shape).astype(
+            numpy.float32)
+        out, = native.plain_views((intel64.from_numpy(z),))
+        assert out.shape == shape and out.flags.c_contiguous
+        numpy.testing.assert_array_equal(out, z)
+    s = numpy.array([numpy.nan, numpy.inf, -numpy.inf, 3e38, -0.0],
+                    numpy.float32)
+    out, = native.plain_views((intel64.from_numpy(s),))
+    numpy.testing.assert_array_equal(out.view(numpy.uint32),
+                                     s.view(numpy.uint32))
+
+
+def test_plain_views_from_several_threads():
+    import threading
+    native = intel64.native()
+    arrays = [_a((4, 5), seed) for seed in range(4)]
+    tensors = [intel64.from_numpy(a) for a in arrays]
+    errors = []
+
+    def work():
+        try:
+            for _ in range(300):
+                views = native.plain_views(tuple(tensors))
+                for v, a in zip(views, arrays):
+                    numpy.testing.assert_array_equal(v, a)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == []
+
+
+def test_the_numpy_path_on_device_keeps_no_views_on_the_graph():
+    # The route choice reads a small op's device inputs once (their views
+    # go to the NumPy path that follows); the recorded node keeps none
+    x = Variable(intel64.from_numpy(_a((4, 3))))
+    y = Variable(intel64.from_numpy(_a((4, 3), 1)))
+    with cpuframe.using_config('use_ideep', 'auto'):
+        z = x * y + x
+    assert type(z.array) is numpy.ndarray
+    numpy.testing.assert_allclose(
+        z.array, _a((4, 3)) * _a((4, 3), 1) + _a((4, 3)), rtol=1e-6)
+    node = z.creator
+    while node is not None:
+        assert node._plain_inputs is None
+        node = node.inputs[0].creator
