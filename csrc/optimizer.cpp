@@ -12,6 +12,7 @@
 #include <pybind11/pybind11.h>
 
 #include "ops.hpp"
+#include "simd/kernels.hpp"
 
 namespace py = pybind11;
 
@@ -30,26 +31,19 @@ bool fits(const py::array& a, py::ssize_t n, bool write) {
 //   s *= eta; p -= s
 // with c1 = 1 - beta1, c2 = 1 - beta2 and every scalar rounded to float32
 // first, as NumPy does with Python floats on float32 arrays.
-// Returns false, having done nothing, unless param, m and v are writeable and
-// all four are C-contiguous float32 arrays of one size (the caller then runs
-// the NumPy code).
-bool adam_update_f32(py::array param, py::array grad, py::array m, py::array v, double c1,
-                     double c2, double eps, double alpha_t, double weight_decay,
-                     double eta) {
-    const py::ssize_t n = param.size();
-    if (!fits(param, n, true) || !fits(m, n, true) || !fits(v, n, true) ||
-        !fits(grad, n, false)) {
-        return false;
-    }
-    float* p = static_cast<float*>(param.mutable_data());
-    float* pm = static_cast<float*>(m.mutable_data());
-    float* pv = static_cast<float*>(v.mutable_data());
-    const float* g = static_cast<const float*>(grad.data());
-    const float fc1 = static_cast<float>(c1), fc2 = static_cast<float>(c2);
-    const float feps = static_cast<float>(eps), fa = static_cast<float>(alpha_t);
-    const float fwd = static_cast<float>(weight_decay), feta = static_cast<float>(eta);
-    py::gil_scoped_release release;
-    for (py::ssize_t i = 0; i < n; ++i) {
+//
+// One pass of it over n values. The loop is
+// element-wise with no cross-element dependence: the compiler vectorizes
+// it (this file is built with -fno-math-errno, so sqrt is an instruction:
+// vsqrtps and vdivps round exactly as the scalar operations do, and there
+// is no fused multiply-add), once for the baseline ISA and once for AVX2.
+// (Inlined into each ISA's function below, which compiles it for that ISA.)
+__attribute__((always_inline)) inline void adam_pass(float* __restrict p,
+                                                     const float* __restrict g,
+                                                     float* __restrict pm, float* __restrict pv,
+                                                     std::int64_t n, float fc1, float fc2,
+                                                     float feps, float fa, float fwd, float feta) {
+    for (std::int64_t i = 0; i < n; ++i) {
         const float gi = g[i];
         float t = gi - pm[i];
         t = t * fc1;
@@ -69,6 +63,48 @@ bool adam_update_f32(py::array param, py::array grad, py::array m, py::array v, 
         s = s * feta;
         p[i] = p[i] - s;
     }
+}
+
+void adam_baseline(float* p, const float* g, float* pm, float* pv, std::int64_t n, float c1,
+                   float c2, float eps, float a, float wd, float eta) {
+    adam_pass(p, g, pm, pv, n, c1, c2, eps, a, wd, eta);
+}
+
+#if CPUFRAME_SIMD_X86
+__attribute__((target("avx2"))) void adam_avx2(float* p, const float* g, float* pm, float* pv,
+                                               std::int64_t n, float c1, float c2, float eps,
+                                               float a, float wd, float eta) {
+    adam_pass(p, g, pm, pv, n, c1, c2, eps, a, wd, eta);
+}
+#endif
+
+// The update of one parameter: false, having done nothing, unless param, m
+// and v are writeable and all four are distinct C-contiguous float32 arrays
+// of one size (the caller then runs the NumPy code).
+bool adam_update_f32(py::array param, py::array grad, py::array m, py::array v, double c1,
+                     double c2, double eps, double alpha_t, double weight_decay,
+                     double eta) {
+    const py::ssize_t n = param.size();
+    if (!fits(param, n, true) || !fits(m, n, true) || !fits(v, n, true) ||
+        !fits(grad, n, false)) {
+        return false;
+    }
+    float* p = static_cast<float*>(param.mutable_data());
+    float* pm = static_cast<float*>(m.mutable_data());
+    float* pv = static_cast<float*>(v.mutable_data());
+    const float* g = static_cast<const float*>(grad.data());
+    if (p == pm || p == pv || pm == pv || g == p || g == pm || g == pv) return false;
+    const float fc1 = static_cast<float>(c1), fc2 = static_cast<float>(c2);
+    const float feps = static_cast<float>(eps), fa = static_cast<float>(alpha_t);
+    const float fwd = static_cast<float>(weight_decay), feta = static_cast<float>(eta);
+    py::gil_scoped_release release;
+#if CPUFRAME_SIMD_X86
+    if (kernel_isa() != KernelIsa::scalar) {
+        adam_avx2(p, g, pm, pv, n, fc1, fc2, feps, fa, fwd, feta);
+        return true;
+    }
+#endif
+    adam_baseline(p, g, pm, pv, n, fc1, fc2, feps, fa, fwd, feta);
     return true;
 }
 
