@@ -38,6 +38,20 @@ auto guarded(const char* fn, const Tensor& t, Body&& body) {
 }  // namespace
 
 void register_tensor(py::module_& m) {
+    m.def(
+        "data_ptrs",
+        [](const py::tuple& tensors) {
+            py::tuple out(tensors.size());
+            for (std::size_t i = 0; i < tensors.size(); ++i) {
+                const Tensor& t = tensors[i].cast<const Tensor&>();
+                out[i] = reinterpret_cast<std::uintptr_t>(t.data());
+            }
+            return out;
+        },
+        py::arg("tensors"),
+        "The data_ptr of each Tensor of a tuple, in one call (a kept plan of views "
+        "checks its buffers by them: a layout adopted in place moves a tensor to a "
+        "new buffer).");
     m.def("plain_views", &plain_views, py::arg("arrays"),
           "The tuple arrays with every plain float32 Tensor replaced by its plain_view "
           "(ndarrays kept as they are), or None when some entry is neither: the inputs "

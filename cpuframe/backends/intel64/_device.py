@@ -73,36 +73,35 @@ class Intel64Device(Device):
         again. False (nothing done) when that does not apply.
 
         The views of the parameter and the state, and which of them have
-        padding, are kept on the rule (``_intel64_plan``) while the same
-        arrays hold the same buffers: a small model's step updates each
-        parameter with a few microseconds of bookkeeping.
+        padding, are kept on the rule (``_intel64_plan``, a ``_Plan``) while
+        the same arrays hold the same buffers: a small model's step updates
+        each parameter with a few microseconds of bookkeeping.
 
         ``direct`` (``UpdateRule._update_direct``): only where the kept
         plan still holds, and the rule's step count ``t`` is advanced just
         before the update runs (False: nothing done, ``t`` unchanged).
         """
-        data, grad = param.array, param.grad
-        if not _pkg.is_native_array(data):
+        data = param.array
+        if type(data) is not _pkg.mdarray:
             return False
+        g = param._grad_var
+        grad = None if g is None else g._array
         state = rule._state or {}
-        plan = getattr(rule, '_intel64_plan', None)
-        if plan is None or not plan_holds(plan, data, state):
+        plan = rule.__dict__.get('_intel64_plan')
+        if plan is None or not plan.holds(data, state):
             if direct:
                 return False
-            plan = _make_plan(data, state)
+            plan = _Plan.make(data, state)
             rule._intel64_plan = plan
             if plan is None:
                 return False
-        data_view, views, padded = plan[2], plan[4], plan[5]
-        if _pkg.is_native_array(grad):
-            if not grad.same_layout(data):  # (also: same storage dtype)
+        if isinstance(grad, numpy.ndarray):
+            if grad.shape != data.shape or grad.dtype != numpy.float32:
                 return False
-            grad_view = grad.raw_view()
-        elif isinstance(grad, numpy.ndarray) and \
-                grad.shape == data.shape and grad.dtype == numpy.float32:
-            if data.is_plain:
-                # (a bias gradient comes back as NumPy): read in NumPy order
-                grad_view = numpy.ascontiguousarray(grad).reshape(-1)
+            if plan.plain:
+                # (a gradient the NumPy path computed): read in NumPy order
+                grad_view = grad.reshape(-1) if grad.flags.c_contiguous \
+                    else numpy.ascontiguousarray(grad).reshape(-1)
             else:
                 # A NumPy gradient of a re-laid-out weight (a small layer's
                 # backward ran on NumPy): one reorder into the weight's
@@ -110,65 +109,90 @@ class Intel64Device(Device):
                 laid_out = _pkg.mdarray.empty_like(data)
                 laid_out.copy_from(grad)
                 grad_view = laid_out.raw_view()
+        elif grad is not None and _pkg.is_native_array(grad):
+            if not grad.same_layout(data):  # (also: same storage dtype)
+                return False
+            grad_view = grad.raw_view()
         else:
             return False
         if direct:
             rule.t += 1
-        flat = _FlatParam(data_view, grad_view)
+        flat = _FlatParam(plan.data_view, grad_view)
+        views = plan.views
         rule._state = views
         try:
             rule.update_core_cpu(flat)
         finally:
             rule._state = state
-            if len(views) != len(plan[3]) or any(
-                    views.get(key) is not view
-                    for key, view in plan[6]):
+            if len(views) != plan.n_state or not plan.same_views():
                 # The update replaced or added a state entry (e.g.
                 # amsgrad's vhat switched on): written back, plan dropped.
                 rule._intel64_plan = None
-                _write_back(views, plan[6], state, data, flat)
-        for t in padded:
+                _write_back(views, plan.items, state, data, flat)
+        for t in plan.padded:
             t.zero_padding()
         return True
 
 
 def plan_holds(plan, data, state):
-    """Whether the kept views still view ``data``'s and ``state``'s
-    buffers (same arrays, same buffers: a layout adopted in place moves a
-    tensor to a new buffer)."""
-    if plan[0] is not data or plan[1] != data.data_ptr:
-        return False
-    kept = plan[3]
-    if len(kept) != len(state):
-        return False
-    for key, value, ptr in kept:
-        if state.get(key) is not value:
-            return False
-        if ptr is not None and value.data_ptr != ptr:
-            return False
-    return True
+    """Whether the kept views (a ``_Plan``) still view ``data``'s and
+    ``state``'s buffers (same arrays, same buffers: a layout adopted in
+    place moves a tensor to a new buffer)."""
+    return plan.holds(data, state)
 
 
-def _make_plan(data, state):
-    """The views ``elementwise_update`` runs on, or None when the
-    parameter or a state array is not a float32 tensor of one layout."""
-    from cpuframe.backend import is_array  # the backends' own floor
-    if data.storage_dtype != 'float32':
-        return None
-    kept = []
-    for key, value in state.items():
-        if is_array(value):
-            if not (_pkg.is_native_array(value) and value.same_layout(data)):
-                return None
-            kept.append((key, value, value.data_ptr))
-        else:
-            kept.append((key, value, None))
-    views = {k: v.raw_view() if p is not None else v for k, v, p in kept}
-    padded = tuple(t for t in (data,) + tuple(v for _, v, p in kept
-                                              if p is not None)
-                   if t.has_padding)
-    return (data, data.data_ptr, data.raw_view(), tuple(kept), views,
-            padded, tuple(views.items()))
+class _Plan:
+    """What ``elementwise_update`` keeps per parameter: the flat views of
+    the parameter's and its state's buffers, and what they were made
+    from (the arrays and their buffer addresses, checked per update)."""
+
+    __slots__ = ('data', 'tensors', 'ptrs', 'kept', 'n_state', 'data_view',
+                 'views', 'items', 'padded', 'plain')
+
+    @classmethod
+    def make(cls, data, state):
+        """The plan of ``data`` and ``state``, or None when the parameter
+        or a state array is not a float32 tensor of one layout."""
+        from cpuframe.backend import is_array  # the backends' own floor
+        if data.storage_dtype != 'float32':
+            return None
+        kept = []
+        for key, value in state.items():
+            if is_array(value):
+                if not (_pkg.is_native_array(value) and
+                        value.same_layout(data)):
+                    return None
+                kept.append((key, value, True))
+            else:
+                kept.append((key, value, False))
+        plan = cls()
+        plan.data = data
+        plan.kept = tuple((key, value) for key, value, _ in kept)
+        plan.n_state = len(kept)
+        plan.tensors = (data,) + tuple(v for _, v, t in kept if t)
+        plan.ptrs = _pkg.native().data_ptrs(plan.tensors)
+        plan.data_view = data.raw_view()
+        plan.views = {k: v.raw_view() if t else v for k, v, t in kept}
+        plan.items = tuple(plan.views.items())
+        plan.padded = tuple(t for t in plan.tensors if t.has_padding)
+        plan.plain = data.is_plain
+        return plan
+
+    def holds(self, data, state):
+        if self.data is not data or len(state) != self.n_state:
+            return False
+        for key, value in self.kept:
+            if state.get(key) is not value:
+                return False
+        return _pkg.native().data_ptrs(self.tensors) == self.ptrs
+
+    def same_views(self):
+        """Whether the views are still the state the update ran on."""
+        views = self.views
+        for key, view in self.items:
+            if views.get(key) is not view:
+                return False
+        return True
 
 
 def _write_back(views, original, state, data, flat):
