@@ -14,7 +14,7 @@ def is_native_array(array):
     """True for arrays of the Intel64 device's native tensor type (mdarray)."""
     # Before the first use, the placeholder's check loads the module when
     # ``array`` is a native tensor made by someone importing it directly.
-    return isinstance(array, _pkg.mdarray)
+    return type(array) is not numpy.ndarray and isinstance(array, _pkg.mdarray)
 
 
 def to_numpy(array):

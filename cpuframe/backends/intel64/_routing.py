@@ -10,6 +10,7 @@ import numpy
 from cpuframe.configuration import config
 
 _pkg = sys.modules[__package__]  # the package: mdarray and the loaded module live there
+_ndarray = numpy.ndarray
 
 # CPUFRAME_INTEL64_DEFER=0 computes every convolution output at once (no
 # conv + relu fusion); for A/B measurements.
@@ -47,7 +48,9 @@ def any_native(inputs):
     """True when some input lives on the Intel64 device."""
     tensor_type = _pkg.mdarray
     for x in inputs:
-        if isinstance(x, tensor_type):
+        # (NumPy arrays first: before the module loads, ``isinstance`` with
+        # the placeholder type runs Python code)
+        if type(x) is not _ndarray and isinstance(x, tensor_type):
             return True
     return False
 
