@@ -165,8 +165,14 @@ AUTO_MIN = {
     # elements of x
     'batch_normalization': 1 << 15,
     'local_response_normalization': 1 << 16,
-    # two threads and AVX-512 exp against NumPy's single-threaded exp
-    'softmax_cross_entropy': 1 << 16,
+    # our fused two-pass kernel (csrc/softmax_xent.cpp: one thread below
+    # 32K elements, no primitive, no OpenMP team) against NumPy's dozen
+    # calls. Measured fwd+bwd of NumPy scores, Zen 3 (2 vCPU), best of 8
+    # interleaved blocks, kernel / NumPy: 64x10 1.00, 128x10 0.89, 16x100
+    # 1.04, 32x100 1.01, 2000x2 0.67, 512x10 0.90, 64x100 0.86, 8x1000
+    # 1.00, 1000x10 0.72, 128x1000 0.50, 64x10000 0.36: from 4K elements
+    # it is never slower
+    'softmax_cross_entropy': 1 << 12,
     # multiply-adds of a (de)convolution (divided by the stride product).
     # Measured fwd+bwd on a Zen 3 (2 vCPU): 74K MACs (16x1x8x8, 8 filters
     # 3x3) oneDNN 1.11x NumPy's time, 4.7M MACs 0.68x, 38M 0.43x; a small
