@@ -32,7 +32,10 @@ machine's core count).
 
 The switch is process-wide (BLAS has one setting): nested and concurrent
 scopes share one count under a lock and the first restores BLAS's setting
-when the last leaves. Only OpenBLAS (found among the loaded libraries on
+when the last leaves. A process forked while scopes are open (a
+multiprocessing worker, a DataLoader-style iterator) has none of the
+threads that would leave them: the child starts with no scope open and
+BLAS's setting restored. Only OpenBLAS (found among the loaded libraries on
 Linux) is switched; with another BLAS, on another system, or with
 ``CPUFRAME_BLAS_ONE_THREAD_MACS=0`` nothing is.
 """
@@ -157,6 +160,32 @@ def leave():
         _depth -= 1
         if _depth == 0 and _saved > 1:
             pair[0](_saved)
+
+
+def _before_fork():
+    # (no scope is half-entered while the process is copied)
+    _lock.acquire()
+
+
+def _after_fork_in_parent():
+    _lock.release()
+
+
+def _after_fork_in_child():
+    # The child has only the forking thread: the scopes the others opened
+    # will never be left here.
+    global _lock, _depth
+    _lock = threading.Lock()
+    if _depth:
+        _depth = 0
+        if _api and _saved > 1:
+            _api[0](_saved)
+
+
+if hasattr(os, 'register_at_fork'):
+    os.register_at_fork(before=_before_fork,
+                        after_in_parent=_after_fork_in_parent,
+                        after_in_child=_after_fork_in_child)
 
 
 def _product(fn, a, b):

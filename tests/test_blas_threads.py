@@ -178,3 +178,52 @@ def test_the_switch_off_and_a_bad_value():
     assert out.returncode != 0
     assert 'CPUFRAME_BLAS_ONE_THREAD_MACS: expected a non-negative ' \
         "integer, got 'many'" in out.stderr
+
+
+@needs_openblas
+@pytest.mark.skipif(not hasattr(os, 'fork'), reason='no os.fork here')
+def test_a_child_forked_inside_a_scope_starts_with_none_open():
+    # A thread is inside a one-thread product when the process forks (a
+    # multiprocessing worker): the child has no such thread, so it starts
+    # with BLAS's setting restored and the scope count at zero
+    before = _threads()
+    if before < 2:
+        pytest.skip('BLAS runs one thread here: nothing to restore')
+    entered, release = threading.Event(), threading.Event()
+
+    def hold_a_scope():
+        bt.enter()
+        try:
+            entered.set()
+            release.wait(60)
+        finally:
+            bt.leave()
+    holder = threading.Thread(target=hold_a_scope)
+    holder.start()
+    try:
+        assert entered.wait(60) and _threads() == 1
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: report, never return into pytest
+            code = 1
+            try:
+                ok = _threads() == before and bt._depth == 0
+                bt.enter()  # the lock is free, the scope works
+                ok = ok and _threads() == 1
+                bt.leave()
+                ok = ok and _threads() == before
+                os.write(w, b'ok' if ok else b'no')
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(w)
+        got = os.read(r, 2)
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert got == b'ok'
+        assert _threads() == 1  # the parent's scope is still open
+    finally:
+        release.set()
+        holder.join(60)
+    assert _threads() == before and bt._depth == 0
