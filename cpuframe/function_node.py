@@ -70,6 +70,16 @@ class FunctionNode:
     #: functions, whose checks only check. A user's class keeps its check
     #: (it may set attributes its forward reads, as some Chainer code does).
     _check_skippable_in_backward = False
+    #: cpuframe's own, for speed: the names of the node attributes its
+    #: ``check_type_forward`` reads besides the inputs (``()``: none). Set,
+    #: a check that passed is not run again for the same signature (the
+    #: class, these attributes' values, each input's array type, shape and
+    #: dtype): what ARCHITECTURE.md's "decided once per signature" means
+    #: for type validity. A check that fails, unhashable attribute values
+    #: and ``None`` inputs are checked every call. None (the default, and
+    #: for any subclass that overrides ``check_type_forward`` without
+    #: setting this): every call checks.
+    _type_check_attrs = None
 
     #: Optional, for speed: ``backward_arrays(target_input_indexes,
     #: grad_outputs)``, this node's ``backward`` on arrays. Where nothing
@@ -94,6 +104,8 @@ class FunctionNode:
             cls._check_skippable_in_backward = \
                 cls.__module__.startswith('cpuframe.functions.')
         own = vars(cls)
+        if 'check_type_forward' in own and '_type_check_attrs' not in own:
+            cls._type_check_attrs = None
         if 'backward_arrays' not in own and any(
                 name in own for name in cls._backward_arrays_follows):
             cls.backward_arrays = None
@@ -214,8 +226,13 @@ class FunctionNode:
                 config.type_check and not (
                     backward_state.untracked and
                     cls._check_skippable_in_backward):
-            if not type_check.light_check(self.check_type_forward, in_data):
-                self._check_data_type_forward(in_data)
+            attrs = cls._type_check_attrs
+            if attrs is None:
+                if not type_check.light_check(self.check_type_forward,
+                                              in_data):
+                    self._check_data_type_forward(in_data)
+            else:
+                self._check_by_signature(cls, attrs, in_data)
 
         hooks = self._function_hooks()
         for hook in hooks:
@@ -287,6 +304,29 @@ class FunctionNode:
             self._input_indexes_to_retain = None
             self._output_indexes_to_retain = None
         return ret
+
+    def _check_by_signature(self, cls, attrs, in_data):
+        """``check_type_forward`` once per signature (``_type_check_attrs``)."""
+        key = [cls]
+        for name in attrs:
+            key.append(getattr(self, name))
+        try:
+            for x in in_data:
+                key.append(type(x))
+                key.append(x.shape)
+                key.append(x.dtype)
+            key = tuple(key)
+            if key in _checked_signatures:
+                return
+        except (AttributeError, TypeError):
+            # (a None input; an unhashable attribute value)
+            key = None
+        if not type_check.light_check(self.check_type_forward, in_data):
+            self._check_data_type_forward(in_data)
+        if key is not None:
+            if len(_checked_signatures) >= _CHECKED_SIGNATURES_MAX:
+                _checked_signatures.clear()
+            _checked_signatures[key] = True
 
     def _check_data_type_forward(self, in_data):
         in_types = type_check.get_types(in_data, 'in_types', False)
@@ -775,6 +815,11 @@ def _plain_arrays(in_data):
             out.append(intel64.to_numpy(x))
     return tuple(out)
 
+
+# The signatures whose type check passed (FunctionNode._type_check_attrs):
+# a bounded set, emptied when full (a model has a few dozen).
+_checked_signatures = {}
+_CHECKED_SIGNATURES_MAX = 4096
 
 _no_intel64_route = FunctionNode.forward_intel64
 _default_on_device = FunctionNode.intel64_on_device

@@ -471,3 +471,127 @@ def test_direct_update_on_device_matches_the_general_path(
         assert any(direct_runs)  # the direct path ran
     if case == 'hook':
         assert calls_d == [1, 2, 3, 4]
+
+
+# -- type checks decided once per signature (FunctionNode._type_check_attrs) --
+
+class _Counted(FunctionNode):
+    """Declares that its check reads ``self.size`` besides the inputs."""
+
+    _type_check_attrs = ('size',)
+    calls = 0
+
+    def __init__(self, size):
+        self.size = size
+
+    def check_type_forward(self, in_types):
+        type(self).calls += 1
+        type_check.argname(in_types, ('x',))
+        type_check.expect(in_types[0].dtype.kind == 'f',
+                          type_check.prod(in_types[0].shape) == self.size)
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0] * 2,
+
+
+def test_a_passed_check_runs_once_per_signature():
+    from cpuframe import function_node
+    function_node._checked_signatures.clear()
+    _Counted.calls = 0
+    x = _arr(2, 3)
+    for _ in range(3):
+        y, = _Counted(6).apply((x,))
+    assert _Counted.calls == 1
+    numpy.testing.assert_array_equal(y.array, x * 2)
+    # another shape, dtype or array type, or another attribute value: a
+    # new signature, checked (and then kept)
+    _Counted(6).apply((_arr(3, 2),))
+    _Counted(6).apply((x.astype(numpy.float64),))
+    _Counted(12).apply((_arr(3, 4),))
+    _Counted(12).apply((_arr(3, 4),))
+    assert _Counted.calls == 4
+    # same input types, an attribute value that fails: checked, and it
+    # fails with Chainer's message every time (failures are not kept)
+    for _ in range(2):
+        with pytest.raises(type_check.InvalidType,
+                           match=r'prod\(x\.shape\) == 7'):
+            _Counted(7).apply((x,))
+    # (each failing call runs the check twice: light, then with the
+    # expressions that word the message)
+    assert _Counted.calls == 8
+    with cpuframe.using_config('type_check', False):
+        _Counted(5).apply((x,))  # off: nothing is checked
+    assert _Counted.calls == 8
+
+
+def test_signature_checks_of_cpuframe_functions_still_fail():
+    x = Variable(_arr(2, 8))
+    assert F.reshape(x, (4, 4)).shape == (4, 4)
+    for _ in range(2):
+        with pytest.raises(ValueError, match='cannot reshape'):
+            F.reshape(x, (3, 5))  # same input, another shape attribute
+        with pytest.raises(type_check.InvalidType, match='dtype'):
+            x + Variable(numpy.ones((2, 8), numpy.float64))
+        with pytest.raises(type_check.InvalidType):
+            F.linear(x, Variable(_arr(3, 7)))
+    assert (x + x).shape == (2, 8)
+    assert F.linear(x, Variable(_arr(3, 8))).shape == (2, 3)
+
+
+def test_an_unhashable_attribute_or_a_none_input_is_checked_each_call():
+    class Listed(_Counted):
+        _type_check_attrs = ('size',)
+    Listed.calls = 0
+    x = _arr(2, 3)
+
+    class Eq(list):  # a size that compares equal to 6, unhashable
+        def __eq__(self, other):
+            return other == 6
+        __hash__ = None
+    for _ in range(2):
+        Listed(Eq([6])).apply((x,))
+    assert Listed.calls >= 2
+
+
+def test_a_subclass_overriding_the_check_is_checked_every_call():
+    seen = []
+    from cpuframe.functions.math.basic_math import Add
+    assert Add._type_check_attrs == ()
+
+    class MyAdd2(Add):
+        def check_type_forward(self, in_types):
+            seen.append(1)
+            super().check_type_forward(in_types)
+    assert MyAdd2._type_check_attrs is None
+    x = _arr(2, 3)
+    for _ in range(3):
+        y, = MyAdd2().apply((x, x))
+    assert len(seen) == 3
+    numpy.testing.assert_array_equal(y.array, x + x)
+
+
+def test_the_signature_set_is_bounded_and_thread_safe():
+    from cpuframe import function_node
+    errors = []
+
+    def work(seed):
+        try:
+            for n in range(1, 400):
+                x = numpy.ones(n + seed * 1000, numpy.float32)
+                y, = _Counted(x.size).apply((x,))
+                assert y.shape == x.shape
+                with pytest.raises(type_check.InvalidType):
+                    _Counted(x.size + 1).apply((x,))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors
+    assert len(function_node._checked_signatures) <= \
+        function_node._CHECKED_SIGNATURES_MAX

@@ -21,6 +21,9 @@ class ELU(FunctionNode):
     def __init__(self, alpha=1.0):
         self.alpha = float(alpha)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')

@@ -15,6 +15,9 @@ class LogSoftmax(FunctionNode):
     def __init__(self, axis=1):
         self.axis = _check_axis(axis, 'log_softmax')
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x = in_types[0]

@@ -17,6 +17,9 @@ class Softmax(FunctionNode):
     def __init__(self, axis=1):
         self.axis = _check_axis(axis, 'softmax')
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x = in_types[0]

@@ -8,6 +8,9 @@ class BroadcastTo(FunctionNode):
     def __init__(self, shape):
         self._shape = tuple(shape)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('_shape',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x_shape = type_check.eval(in_types[0].shape)
@@ -54,6 +57,9 @@ def broadcast_to_array(x, shape):
 
 class Broadcast(FunctionNode):
     """Broadcast several arrays against each other."""
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         type_check.expect_broadcast_shapes(*[t.shape for t in in_types])

@@ -31,6 +31,9 @@ class Concat(FunctionNode):
         self.axis = int(axis)
         self._intel64_ctx = None
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis',)
+
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() > 0)
         x0 = in_types[0]

@@ -28,6 +28,9 @@ class Reshape(FunctionNode):
     def __init__(self, shape):
         self.shape = tuple(shape)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('shape',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         _resolve_shape(self.shape, type_check.eval(in_types[0].size), 'reshape')

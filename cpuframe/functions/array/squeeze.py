@@ -17,6 +17,9 @@ class Squeeze(FunctionNode):
     def __init__(self, axis=None):
         self.axis = _as_axes(axis)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         if self.axis is None:

@@ -11,6 +11,9 @@ class Transpose(FunctionNode):
     def label(self):
         return 'Transpose'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axes',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         if self.axes is not None:

@@ -54,6 +54,10 @@ class ConvolutionND(FunctionNode):
         self._cover_all = _per_axis(cover_all, self.ndim,
                                     self._where + ': cover_all')
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('ndim', 'groups', 'stride', 'pad', 'dilate',
+                         '_cover_all')
+
     def check_type_forward(self, in_types):
         n_in = type_check.eval(in_types.size())
         type_check.argname(in_types, ('x', 'W') if n_in == 2 else

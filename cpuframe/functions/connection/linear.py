@@ -55,6 +55,9 @@ class LinearFunction(FunctionNode):
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         n_in = type_check.eval(in_types.size())
         type_check.argname(in_types, ('x', 'W') if n_in == 2 else

@@ -86,6 +86,9 @@ class Neg(FunctionNode):
     def label(self):
         return '__neg__'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
 
@@ -109,6 +112,9 @@ class Absolute(FunctionNode):
     def label(self):
         return '|_|'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         _check_unary(in_types)
 
@@ -130,6 +136,9 @@ class Add(FunctionNode):
     @property
     def label(self):
         return '_ + _'
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         _check_binary(in_types)
@@ -174,6 +183,9 @@ class AddConstant(FunctionNode):
     @property
     def label(self):
         return '_ + ' + _shown(self)
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
@@ -225,6 +237,9 @@ class MultiAdd(FunctionNode):
                         y += x
                 return y
         return None
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         for t in in_types[1:]:
@@ -299,6 +314,9 @@ class Sub(FunctionNode):
     def label(self):
         return '_ - _'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         _check_binary(in_types)
 
@@ -346,6 +364,9 @@ class Mul(FunctionNode):
     @property
     def label(self):
         return '_ * _'
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         _check_binary(in_types)
@@ -399,6 +420,9 @@ class Div(FunctionNode):
     def label(self):
         return '_ / _'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         _check_binary(in_types)
         type_check.expect(in_types[0].dtype.kind == 'f')
@@ -442,6 +466,9 @@ class DivFromConstant(FunctionNode):
     def label(self):
         return _shown(self) + ' / _'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         _check_unary(in_types)
 
@@ -458,6 +485,9 @@ class PowVarVar(FunctionNode):
     @property
     def label(self):
         return '_ ** _'
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         _check_binary(in_types)
@@ -488,6 +518,9 @@ class PowVarConst(FunctionNode):
     def label(self):
         return '_ ** ' + _shown(self)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         _check_unary(in_types)
 
@@ -514,6 +547,9 @@ class PowConstVar(FunctionNode):
     def label(self):
         return _shown(self) + ' ** _'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         _check_unary(in_types)
 
@@ -536,6 +572,9 @@ class MatMul(FunctionNode):
     @property
     def label(self):
         return 'MatMul'
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('transa', 'transb')
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('a', 'b'))

@@ -80,6 +80,9 @@ class AveragePoolingND(FunctionNode):
         return AveragePoolingND(self.ndim, self.ksize, self.stride, self.pad,
                                 self.pad_value)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('ndim', 'ksize', 'stride', 'pad')
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x_type, = in_types

@@ -129,6 +129,9 @@ class MaxPoolingND(FunctionNode):
         self._intel64_ctx = None
         self._intel64_on_device = False
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('ndim', 'ksize', 'stride', 'pad', 'cover_all')
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x_type, = in_types
