@@ -113,6 +113,9 @@ class SoftmaxCrossEntropy(FunctionNode):
             self._x_scores = None
         return self._y_scores
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('class_weight',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 't'))
         x_type, t_type = in_types

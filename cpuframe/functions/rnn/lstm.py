@@ -60,6 +60,9 @@ class LSTM(FunctionNode):
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('c', 'x'))
         _check_lstm_types(*in_types)
@@ -254,6 +257,9 @@ class LSTMStep(FunctionNode):
     @property
     def label(self):
         return 'lstm'
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('with_bias', 'with_h')
 
     def check_type_forward(self, in_types):
         names = ['c', 'x', 'W_up'] + (['b_up'] if self.with_bias else []) + \
