@@ -61,6 +61,9 @@ class ELUGrad(FunctionNode):
     def __init__(self, alpha):
         self.alpha = alpha
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gy'))
         type_check.expect(in_types[0].dtype.kind == 'f',

@@ -43,6 +43,9 @@ class LogSoftmaxGrad(FunctionNode):
     def __init__(self, axis):
         self.axis = axis
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('y', 'gy'))
         type_check.expect(in_types[0].dtype.kind == 'f',

@@ -14,6 +14,9 @@ def _reduction_axes(w_ndim, x_ndim):
 
 
 class PReLUFunction(FunctionNode):
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'W'))
         x, W = in_types

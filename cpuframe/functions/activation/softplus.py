@@ -11,6 +11,9 @@ class Softplus(FunctionNode):
             raise ValueError('softplus: expected a nonzero beta, got '
                              '{}'.format(beta))
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')

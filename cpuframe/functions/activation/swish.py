@@ -18,6 +18,9 @@ def _sigmoid(xp, z):
 
 
 class Swish(FunctionNode):
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'beta'))
         x, beta = in_types

@@ -57,6 +57,9 @@ class TanhGrad(FunctionNode):
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('y', 'gy'))
         type_check.expect(in_types[0].dtype.kind == 'f',

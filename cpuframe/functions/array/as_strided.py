@@ -69,6 +69,9 @@ class AsStrided(FunctionNode):
     def label(self):
         return 'AsStrided'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() == 1)
 

@@ -11,6 +11,9 @@ class Cast(FunctionNode):
     def __init__(self, typ):
         self.type = numpy.dtype(typ)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
 

@@ -21,6 +21,9 @@ class Diagonal(FunctionNode):
         self.axis1 = axis1
         self.axis2 = axis2
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis1', 'axis2')
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x_type = in_types[0]

@@ -10,6 +10,9 @@ class Flip(FunctionNode):
                             '{!r}'.format(axis))
         self.axis = axis
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x_type = in_types[0]
@@ -42,6 +45,9 @@ class FlipLR(Flip):
     def __init__(self):
         super().__init__(1)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].ndim >= 2)
@@ -59,6 +65,9 @@ def fliplr(a):
 class FlipUD(Flip):
     def __init__(self):
         super().__init__(0)
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))

@@ -26,6 +26,9 @@ class Im2Col(FunctionNode):
                 raise ValueError('im2col: {} must be >= {}, got {}'.format(
                     name, low, v))
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('ksize', 'stride', 'pad', 'cover_all', 'dilate')
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x, = in_types

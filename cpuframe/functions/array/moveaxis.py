@@ -43,6 +43,9 @@ class Moveaxis(FunctionNode):
                              'have the same number of axes'.format(
                                  self.source, self.destination))
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('source', 'destination')
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         ndim = type_check.eval(in_types[0].ndim)
@@ -87,6 +90,9 @@ class Rollaxis(FunctionNode):
                             '{!r}'.format(start))
         self.axis = axis
         self.start = start
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis', 'start')
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))

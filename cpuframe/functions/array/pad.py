@@ -48,6 +48,9 @@ class Pad(FunctionNode):
         self.mode = mode
         self.keywords = keywords
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('pad_width',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         _normalize_pad_width(self.pad_width, type_check.eval(in_types[0].ndim))

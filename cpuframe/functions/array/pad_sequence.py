@@ -9,6 +9,9 @@ class PadSequence(FunctionNode):
         self.length = length
         self.padding = padding
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('length',)
+
     def check_type_forward(self, in_types):
         if len(in_types) == 0:
             raise type_check.InvalidType('len(xs) > 0', 'len(xs) = 0')

@@ -40,6 +40,9 @@ class Repeat(FunctionNode):
         self.repeats = _as_repeats(repeats)
         self.axis = _check_axis(axis)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('repeats', 'axis')
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x = in_types[0]

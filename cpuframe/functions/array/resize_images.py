@@ -50,6 +50,9 @@ class ResizeImages(FunctionNode):
         self.mode = mode
         self.align_corners = align_corners
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x, = in_types
@@ -74,6 +77,9 @@ class ResizeImagesGrad(FunctionNode):
 
     def __init__(self, my, mx):
         self.my, self.mx = my, mx
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('gy',))

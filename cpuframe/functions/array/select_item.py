@@ -9,6 +9,9 @@ from cpuframe.utils import type_check
 class SelectItem(FunctionNode):
     """``x[arange(B), t]``; ``t`` gets no gradient."""
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 't'))
         x, t = in_types

@@ -10,6 +10,9 @@ class Separate(FunctionNode):
     def __init__(self, axis=0):
         self.axis = int(axis)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x = in_types[0]

@@ -28,6 +28,9 @@ class SpatialTransformerGrid(FunctionNode):
                                  output_shape))
         self.output_shape = tuple(int(s) for s in shape)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('theta',))
         theta_type, = in_types

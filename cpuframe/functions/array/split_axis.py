@@ -50,6 +50,9 @@ class SplitAxis(FunctionNode):
                             .format(axis))
         self.axis = int(axis)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('indices', 'sections', 'axis')
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x = in_types[0]

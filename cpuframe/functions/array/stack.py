@@ -10,6 +10,9 @@ class Stack(FunctionNode):
     def __init__(self, axis=0):
         self.axis = int(axis)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis',)
+
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() > 0)
         x0 = in_types[0]

@@ -8,6 +8,9 @@ class SumTo(FunctionNode):
     def __init__(self, shape):
         self._shape = tuple(shape)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('_shape',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x_shape = type_check.eval(in_types[0].shape)

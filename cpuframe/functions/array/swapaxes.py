@@ -11,6 +11,9 @@ class Swapaxes(FunctionNode):
         self.axis1 = int(axis1)
         self.axis2 = int(axis2)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis1', 'axis2')
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x = in_types[0]

@@ -32,6 +32,9 @@ class Tile(FunctionNode):
     def __init__(self, reps):
         self.reps = _as_reps(reps)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
 

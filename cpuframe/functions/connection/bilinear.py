@@ -13,6 +13,9 @@ _prod = utils.size_of_shape
 class BilinearFunction(FunctionNode):
     """The bilinear form of ``e1`` and ``e2`` with optional linear terms."""
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         n_in = type_check.eval(in_types.size())
         if n_in == 3:

@@ -197,6 +197,9 @@ class ConvolutionNDGradW(FunctionNode):
         self.with_bias = with_bias
         self.w_like = w_like
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('ndim', 'groups')
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gy'))
         x_type, gy_type = in_types

@@ -40,6 +40,9 @@ class DepthwiseConvolution2D(FunctionNode):
         self.stride, self.pad, self.dilate, _ = conv_args(
             2, stride, pad, 1, 1, self._where)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('stride', 'pad')
+
     def check_type_forward(self, in_types):
         n_in = type_check.eval(in_types.size())
         type_check.argname(in_types, ('x', 'W') if n_in == 2 else

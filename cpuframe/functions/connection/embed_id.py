@@ -28,6 +28,9 @@ class EmbedIDFunction(FunctionNode):
     def __init__(self, ignore_label=None):
         self.ignore_label = ignore_label
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'W'))
         x_type, w_type = in_types
@@ -107,6 +110,9 @@ class EmbedIDGrad(FunctionNode):
     def __init__(self, w_shape, ignore_label=None):
         self.w_shape = tuple(w_shape)
         self.ignore_label = ignore_label
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gy'))

@@ -179,6 +179,9 @@ class LinearGradData(FunctionNode):
     def __init__(self, x_dtype):
         self.x_dtype = numpy.dtype(x_dtype)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('W', 'gy'))
         w_type, gy_type = in_types
@@ -235,6 +238,9 @@ class LinearGradWeight(FunctionNode):
     def __init__(self, w_dtype, w_like=None):
         self.w_dtype = numpy.dtype(w_dtype)
         self.w_like = w_like
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gy'))

@@ -28,6 +28,9 @@ class LocalConvolution2D(FunctionNode):
             raise ValueError('local_convolution_2d: stride must be >= 1, '
                              'got {}'.format(self.stride))
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('stride',)
+
     def check_type_forward(self, in_types):
         n_in = type_check.eval(in_types.size())
         type_check.argname(in_types, ('x', 'W') if n_in == 2 else

@@ -45,6 +45,9 @@ class Shift(FunctionNode):
     def label(self):
         return 'Shift'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('kh', 'kw')
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x_type = in_types[0]

@@ -9,6 +9,9 @@ class BinaryAccuracy(FunctionNode):
 
     ignore_label = -1
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('y', 't'))
         y_type, t_type = in_types

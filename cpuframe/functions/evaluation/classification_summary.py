@@ -16,6 +16,9 @@ class ClassificationSummary(FunctionNode):
         self.beta = beta
         self.ignore_label = ignore_label
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('y', 't'))
         y_type, t_type = in_types

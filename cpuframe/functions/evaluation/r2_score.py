@@ -17,6 +17,9 @@ class R2Score(FunctionNode):
                              "{!r}".format(multioutput))
         self.multioutput = multioutput
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('pred', 'true'))
         pred_type, true_type = in_types

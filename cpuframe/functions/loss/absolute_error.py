@@ -7,6 +7,9 @@ from cpuframe.functions.loss._common import check_same_float
 class AbsoluteError(FunctionNode):
     """``|x0 - x1|`` elementwise."""
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         check_same_float(in_types, ('x0', 'x1'))
 

@@ -14,6 +14,9 @@ class Contrastive(FunctionNode):
         self.margin = margin
         self.reduce = reduce
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x0', 'x1', 'y'))
         x0_type, x1_type, y_type = in_types

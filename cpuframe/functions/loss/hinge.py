@@ -14,6 +14,9 @@ class Hinge(FunctionNode):
         self.norm = norm
         self.reduce = reduce
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 't'))
         x_type, t_type = in_types

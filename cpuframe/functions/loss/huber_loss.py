@@ -14,6 +14,9 @@ class HuberLoss(FunctionNode):
         self.delta = delta
         self.reduce = reduce
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('reduce',)
+
     def check_type_forward(self, in_types):
         check_same_float(in_types, ('x', 't'))
         if self.reduce == 'sum_along_second_axis':

@@ -7,6 +7,9 @@ from cpuframe.functions.loss._common import check_same_float
 class MeanAbsoluteError(FunctionNode):
     """``mean(|x0 - x1|)`` over all elements."""
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         check_same_float(in_types, ('x0', 'x1'))
 

@@ -17,6 +17,9 @@ class SigmoidCrossEntropy(FunctionNode):
         self.reduce = reduce
         self.count = None
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 't'))
         x_type, t_type = in_types
@@ -58,6 +61,9 @@ class SigmoidCrossEntropyGrad(FunctionNode):
         self.count = count
         self.mask = mask
         self.t = t
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gy'))

@@ -14,6 +14,9 @@ class Triplet(FunctionNode):
         self.margin = margin
         self.reduce = reduce
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('anchor', 'positive', 'negative'))
         a_type, p_type, n_type = in_types

@@ -52,6 +52,9 @@ class _ElementwiseLoss(FunctionNode):
 class GaussianKLDivergence(_ElementwiseLoss):
     """``(mean ** 2 + exp(ln_var) - ln_var - 1) / 2`` elementwise."""
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         _check_float_broadcast(in_types, ('mean', 'ln_var'))
 
@@ -98,6 +101,9 @@ def gaussian_kl_divergence(mean, ln_var, reduce='sum'):
 
 class BernoulliNLL(_ElementwiseLoss):
     """``softplus(y) - x * y`` elementwise."""
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         _check_float_broadcast(in_types, ('x', 'y'))
@@ -149,6 +155,9 @@ _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 class GaussianNLL(_ElementwiseLoss):
     """``(ln_var + log 2pi) / 2 + (x - mean) ** 2 exp(-ln_var) / 2``."""
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         _check_float_broadcast(in_types, ('x', 'mean', 'ln_var'))

@@ -20,6 +20,9 @@ class UnaryUfunc(FunctionNode):
     # (a backward_arrays computes what ``grad`` computes)
     _backward_arrays_follows = ('backward', 'backward_accumulate', 'grad')
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')

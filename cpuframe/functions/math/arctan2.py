@@ -7,6 +7,9 @@ from cpuframe.utils import type_check
 class Arctan2(FunctionNode):
     """``y = arctan2(x1, x2)`` with NumPy broadcasting of the two inputs."""
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x1', 'x2'))
         type_check.expect(in_types[0].dtype.kind == 'f',

@@ -21,6 +21,9 @@ class Clip(FunctionNode):
         self.x_min = x_min
         self.x_max = x_max
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')

@@ -16,6 +16,9 @@ class AlongAxis(FunctionNode):
                             '{!r}'.format(self._name, axis))
         self.axis = axis
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         x_type = in_types[0]

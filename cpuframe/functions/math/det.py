@@ -16,6 +16,9 @@ class BatchDet(FunctionNode):
     def label(self):
         return 'BatchDet'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('a',))
         a, = in_types

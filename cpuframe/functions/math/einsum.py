@@ -76,6 +76,9 @@ class EinSum(FunctionNode):
         self.ins = ins
         self.out = out
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         from cpuframe.utils import type_check
         for t in in_types:

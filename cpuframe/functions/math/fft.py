@@ -17,6 +17,9 @@ class FFT(FunctionNode):
     def label(self):
         return self._method
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('real', 'imag'))
         r_type, i_type = in_types

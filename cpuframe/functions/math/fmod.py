@@ -9,6 +9,9 @@ class Fmod(FunctionNode):
     def label(self):
         return 'fmod'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'divisor'))
         x, divisor = in_types

@@ -27,6 +27,9 @@ class Inv(FunctionNode):
     def label(self):
         return 'BatchInv' if self.batched else 'Inv'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('batched',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('a',))
         a, = in_types

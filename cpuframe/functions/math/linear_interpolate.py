@@ -5,6 +5,9 @@ from cpuframe.utils import type_check
 
 
 class LinearInterpolate(FunctionNode):
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('p', 'x', 'y'))
         p, x, y = in_types

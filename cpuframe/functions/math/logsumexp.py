@@ -12,6 +12,9 @@ class LogSumExp(FunctionNode):
                             'tuple of ints, got {!r}'.format(axis))
         self.axis = axis
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')

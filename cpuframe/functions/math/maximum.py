@@ -29,6 +29,9 @@ def _routed_grads(indexes, gy, first_wins, x1_shape, x2_shape):
 
 
 class Maximum(FunctionNode):
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         _check_pair(in_types)
 
@@ -62,6 +65,9 @@ def maximum(x1, x2):
 
 
 class Minimum(FunctionNode):
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         _check_pair(in_types)
 

@@ -21,6 +21,9 @@ class _SelectorBase(FunctionNode):
         self.axis = axis
         self.keepdims = keepdims
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('_name', 'axis')
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')
@@ -105,6 +108,9 @@ class _IndexSelectorBase(FunctionNode):
             raise TypeError('{}: expected axis as None or an int, got '
                             '{}'.format(self._name, type(axis).__name__))
         self.axis = None if axis is None else int(axis)
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis',)
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))

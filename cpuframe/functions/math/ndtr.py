@@ -12,6 +12,9 @@ class Ndtr(FunctionNode):
     def label(self):
         return 'ndtr'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')

@@ -10,6 +10,9 @@ class PolyGamma(FunctionNode):
     def label(self):
         return 'polygamma'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('n', 'x'))
         n_type, x_type = in_types

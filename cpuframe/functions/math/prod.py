@@ -54,6 +54,9 @@ class Prod(FunctionNode):
         self.axis = axis
         self.keepdims = keepdims
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('axis',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')

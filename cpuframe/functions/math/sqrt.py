@@ -10,6 +10,9 @@ def _check_float(in_types):
 
 
 class Sqrt(FunctionNode):
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         _check_float(in_types)
 
@@ -34,6 +37,9 @@ def sqrt(x):
 
 
 class Rsqrt(FunctionNode):
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         _check_float(in_types)
 

@@ -14,6 +14,9 @@ class Zeta(FunctionNode):
     def label(self):
         return 'zeta'
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('q',))
         type_check.expect(in_types[0].dtype.kind == 'f')

@@ -24,6 +24,9 @@ class Dropout(FunctionNode):
         self.dropout_ratio = float(dropout_ratio)
         self.mask = mask
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('mask',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')

@@ -23,6 +23,9 @@ class Zoneout(FunctionNode):
                              '{!r}'.format(zoneout_ratio))
         self.zoneout_ratio = zoneout_ratio
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('h', 'x'))
         h_type, x_type = in_types

@@ -58,6 +58,9 @@ class Standardize(FunctionNode):
         self.axes = tuple(axes)
         self.eps = eps
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')
@@ -84,6 +87,9 @@ class StandardizeGrad(FunctionNode):
         self.eps = eps
         self.mean = mean
         self.inv_std = inv_std
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gy'))

@@ -224,6 +224,9 @@ class BatchNormalizationGrad(FunctionNode):
         self._forward_data = forward_data
         self._var = var
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gamma', 'gy'))
         type_check.expect(in_types[0].shape == in_types[2].shape)

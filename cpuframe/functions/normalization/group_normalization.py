@@ -22,6 +22,9 @@ class GroupNormalization(FunctionNode):
         self.groups = int(groups)
         self.eps = eps
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('groups',)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'gamma', 'beta'))
         x_type, gamma_type, beta_type = in_types

@@ -29,6 +29,9 @@ class LocalResponseNormalizationGrad(FunctionNode):
     def __init__(self, lrn):
         self.lrn = lrn
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'y', 'gy'))
         type_check.expect(in_types[0].shape == in_types[2].shape)
@@ -82,6 +85,9 @@ class LocalResponseNormalization(FunctionNode):
         self.unit = None
         self.scale = None
         self._intel64_ctx = None
+
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))

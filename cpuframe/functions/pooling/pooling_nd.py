@@ -29,6 +29,9 @@ class _PoolingND(FunctionNode):
         self.cover_all = cover_all
         self.return_indices = return_indices
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ('ndim',)
+
     def check_type_forward(self, in_types):
         type_check.expect(
             in_types.size() == 1,

@@ -32,6 +32,9 @@ class ROIPooling2D(FunctionNode):
         self.outh, self.outw = int(outh), int(outw)
         self.spatial_scale = spatial_scale
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'rois'))
         x_type, roi_type = in_types

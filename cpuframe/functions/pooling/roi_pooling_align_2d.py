@@ -78,6 +78,9 @@ class _ROIBase(FunctionNode):
                             'got {!r}'.format(self._label, spatial_scale))
         self.spatial_scale = float(spatial_scale)
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x', 'rois', 'roi_indices'))
         x_type, roi_type, idx_type = in_types

@@ -108,6 +108,9 @@ class LSTMGrad(FunctionNode):
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1, 2, 3), ())
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('c_prev', 'x', 'gc', 'gh'))
         c_prev, x, gc, gh = in_types

@@ -36,6 +36,9 @@ def _check_slstm_types(c1, c2, x1, x2):
 class SLSTM(FunctionNode):
     """Inputs ``(c_prev1, c_prev2, x1, x2)``, outputs ``(c, h)``."""
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('c_prev1', 'c_prev2', 'x1', 'x2'))
         _check_slstm_types(*in_types)

@@ -18,6 +18,9 @@ class TransposeSequence(FunctionNode):
     def __init__(self, n_out=None):
         self.n_out = n_out
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         if _types_fit(in_types):
             return  # the checks below pass: skip building their expressions

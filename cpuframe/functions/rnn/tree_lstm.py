@@ -52,6 +52,9 @@ def _check_tree_lstm_types(c_types, x_type):
 class TreeLSTM(FunctionNode):
     """Inputs ``(c_1, ..., c_N, x)``, outputs ``(c, h)``."""
 
+    # (checked once per signature: FunctionNode._type_check_attrs)
+    _type_check_attrs = ()
+
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() >= 2)
         _check_tree_lstm_types(in_types[:-1], in_types[-1])
