@@ -595,3 +595,61 @@ def test_the_signature_set_is_bounded_and_thread_safe():
     assert not errors
     assert len(function_node._checked_signatures) <= \
         function_node._CHECKED_SIGNATURES_MAX
+
+
+def _function_node_classes():
+    import importlib
+    import pkgutil
+
+    import cpuframe.functions as functions
+    for info in pkgutil.walk_packages(functions.__path__,
+                                      functions.__name__ + '.'):
+        importlib.import_module(info.name)
+    seen, stack = set(), [FunctionNode]
+    while stack:
+        cls = stack.pop()
+        for sub in cls.__subclasses__():
+            if sub not in seen:
+                seen.add(sub)
+                stack.append(sub)
+    return [c for c in seen if c.__module__.startswith('cpuframe.')]
+
+
+def test_declared_checks_read_only_what_they_declare():
+    # A class whose check is decided once per signature must name every
+    # attribute of self its check reads, and its check must not write to
+    # self, call its methods or read the configuration (the signature
+    # would then not decide the check): read from the source.
+    import ast
+    import inspect
+    import textwrap
+    checked = 0
+    for cls in _function_node_classes():
+        attrs = cls._type_check_attrs
+        if attrs is None:
+            continue
+        owner = next(c for c in cls.__mro__
+                     if 'check_type_forward' in vars(c))
+        tree = ast.parse(textwrap.dedent(
+            inspect.getsource(owner.check_type_forward)))
+        read, bare = set(), 0
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and \
+                    isinstance(node.value, ast.Name) and \
+                    node.value.id == 'self':
+                assert not isinstance(node.ctx, ast.Store), cls
+                read.add(node.attr)
+            if isinstance(node, ast.Name) and node.id == 'self':
+                bare += 1
+            assert not (isinstance(node, ast.Name) and node.id == 'config'), \
+                cls
+        uses = sum(1 for node in ast.walk(tree)
+                   if isinstance(node, ast.Attribute) and
+                   isinstance(node.value, ast.Name) and node.value.id == 'self')
+        # (one bare ``self``: the parameter's own name is an ast.arg)
+        assert bare == uses, '{}: self used other than by attribute'.format(
+            cls.__name__)
+        assert read <= set(attrs), '{} reads {} but declares {}'.format(
+            cls.__name__, sorted(read), attrs)
+        checked += 1
+    assert checked >= 100

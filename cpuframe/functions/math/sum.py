@@ -20,8 +20,8 @@ class Sum(FunctionNode):
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')
-        self._axis = normalize_axis(
-            self.axis, type_check.eval(in_types[0].ndim), 'sum')
+        # (validates the axes; forward normalizes them again for itself)
+        normalize_axis(self.axis, type_check.eval(in_types[0].ndim), 'sum')
 
     def forward(self, inputs):
         x, = inputs
