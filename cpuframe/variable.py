@@ -7,6 +7,7 @@ its array unless backward needs it (Chainer's aggressive buffer release).
 """
 import heapq
 import itertools
+import sys
 import threading
 import warnings
 import weakref
@@ -822,11 +823,22 @@ def _copy_grad(g, enable_double_backprop):
     return Variable(g.array.copy(), requires_grad=False)
 
 
+_math = []
+
+
+def _basic_math():
+    # (MultiAdd and _accumulate_add: basic_math imports this module)
+    if not _math:
+        from cpuframe.functions.math.basic_math import MultiAdd, _accumulate_add
+        _math[:] = (MultiAdd, _accumulate_add)
+    return _math
+
+
 def _add_grads(grads, enable_double_backprop):
     """Sum a list of gradient Variables (recorded when double backprop)."""
     if len(grads) == 1:
         return grads[0]
-    from cpuframe.functions.math.basic_math import MultiAdd, _accumulate_add
+    MultiAdd, _accumulate_add = _basic_math()
     # Gradients only the engine holds may take the sum (see _donated).
     donated = None if enable_double_backprop else _donated(grads)
     if donated is not None and backward_arrays_enabled[0]:
@@ -880,6 +892,11 @@ def _needed_functions(output_nodes, target_nodes, stop_nodes=()):
     return funcs
 
 
+def _function_node_class():
+    # (function_node imports this module)
+    return sys.modules['cpuframe.function_node'].FunctionNode
+
+
 def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
               target_nodes=None, on_leaf=None, stop_nodes=None):
     """Run backward from ``output_nodes`` seeded with ``output_grads``.
@@ -894,8 +911,7 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     ``stop_nodes`` (with ``target_nodes``): nodes whose creators are not
     visited (a subgraph's inputs: ``StaticScheduleFunction``).
     """
-    from cpuframe.function_node import FunctionNode
-    _base_accumulate = FunctionNode.backward_accumulate
+    _base_accumulate = _function_node_class().backward_accumulate
     needed = None if target_nodes is None else \
         _needed_functions(output_nodes, target_nodes, stop_nodes or ())
     heappop, heappush = heapq.heappop, heapq.heappush

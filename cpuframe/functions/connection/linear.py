@@ -9,6 +9,8 @@ import numpy
 from cpuframe import _bf16, _blas_threads, backend, utils
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
+from cpuframe.functions.array.reshape import reshape
+from cpuframe.functions.math import sum as _sum
 from cpuframe.utils import type_check
 
 
@@ -110,8 +112,7 @@ class LinearFunction(FunctionNode):
             w_like = W.array if intel64.is_native_array(W.array) else None
             ret.append(LinearGradWeight(W.dtype, w_like).apply((x, gy))[0])
         if 2 in indexes:
-            from cpuframe.functions.math.sum import sum as sum_
-            ret.append(sum_(gy, axis=0))
+            ret.append(_sum.sum(gy, axis=0))
         return tuple(ret)
 
     def backward_arrays(self, indexes, grad_outputs):
@@ -124,8 +125,7 @@ class LinearFunction(FunctionNode):
             w_like = W if intel64.is_native_array(W) else None
             ret.append(LinearGradWeight(W.dtype, w_like)._compute((x, gy))[0])
         if 2 in indexes:
-            from cpuframe.functions.math.sum import Sum
-            ret.append(Sum(axis=0)._compute((gy,))[0])
+            ret.append(_sum.Sum(axis=0)._compute((gy,))[0])
         return tuple(ret)
 
 
@@ -311,7 +311,6 @@ def linear(x, W, b=None, n_batch_axes=1):
     >>> F.linear(np.zeros((4, 5, 3), np.float32), W, n_batch_axes=2).shape
     (4, 5, 2)
     """
-    from cpuframe.functions.array.reshape import reshape
     if isinstance(n_batch_axes, (bool, numpy.bool_)) or \
             int(n_batch_axes) != n_batch_axes or n_batch_axes < 1:
         raise ValueError('linear: expected n_batch_axes to be an int >= 1, '

@@ -1,6 +1,8 @@
 """What the reductions (sum, mean, prod, min/max, logsumexp, average, and
 batch normalization's statistics) share: checking their axis argument and
 broadcasting a reduced gradient back to the input's shape."""
+from cpuframe.functions.array.broadcast import broadcast_to_array
+from cpuframe.functions.array.reshape import reshape_array
 from cpuframe.utils import type_check
 
 
@@ -47,8 +49,6 @@ def expand_back(gy, x_shape, axis, keepdims):
 def expand_back_array(gy, x_shape, axis, keepdims):
     """``expand_back`` on an array, nothing recorded (for
     ``backward_arrays``)."""
-    from cpuframe.functions.array.broadcast import broadcast_to_array
-    from cpuframe.functions.array.reshape import reshape_array
     shape = _kept_dims_shape(x_shape, axis, keepdims)
     if shape is not None:
         gy = reshape_array(gy, shape)

@@ -13,19 +13,18 @@ import numpy
 from cpuframe import backend, utils
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
+from cpuframe.functions.array.sum_to import sum_to, sum_to_array
 from cpuframe.utils import type_check
 from cpuframe.variable import Variable
 
 
 def _sum_to(gx, shape):
-    from cpuframe.functions.array.sum_to import sum_to
     if gx.shape == tuple(shape):
         return gx
     return sum_to(gx, shape)
 
 
 def _sum_to_array(gx, shape):
-    from cpuframe.functions.array.sum_to import sum_to_array
     return sum_to_array(gx, shape)
 
 
@@ -202,6 +201,11 @@ class AddConstant(FunctionNode):
 
 def _bf16_with_float32(arrays):
     """Whether bf16-stored mdarrays (mixed_bf16) come with float32 arrays."""
+    for a in arrays:
+        if type(a) is not numpy.ndarray:
+            break
+    else:
+        return False  # (NumPy arrays only: the common case)
     kinds = {getattr(a, 'storage_dtype', 'float32') == 'float32'
              for a in arrays}
     return len(kinds) == 2
