@@ -505,8 +505,7 @@ class Variable:
         return transpose(self, axes)
 
     def __getitem__(self, slices):
-        from cpuframe.functions.array.get_item import get_item
-        return get_item(self, slices)
+        return _get_item()(self, slices)
 
     def item(self):
         """The single element of the array as a Python scalar."""
@@ -832,6 +831,14 @@ def _basic_math():
         from cpuframe.functions.math.basic_math import MultiAdd, _accumulate_add
         _math[:] = (MultiAdd, _accumulate_add)
     return _math
+
+
+def _get_item():
+    # (get_item imports this module)
+    mod = sys.modules.get('cpuframe.functions.array.get_item')
+    if mod is None:
+        from cpuframe.functions.array import get_item as mod
+    return mod.get_item
 
 
 def _add_grads(grads, enable_double_backprop):

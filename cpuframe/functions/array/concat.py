@@ -4,6 +4,8 @@ import numpy
 from cpuframe import backend
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
+from cpuframe.functions.array.reshape import reshape
+from cpuframe.functions.array.split_axis import SplitAxis, split_axis
 from cpuframe.utils import type_check
 
 
@@ -79,7 +81,6 @@ class Concat(FunctionNode):
             # On the Intel64 device: split with oneDNN, each piece in its
             # input's layout.
             return _ConcatGrad(self)
-        from cpuframe.functions.array.split_axis import SplitAxis
         return SplitAxis(_split_points(self._sizes), self.axis)
 
     def backward(self, indexes, grad_outputs):
@@ -180,8 +181,6 @@ class _PromotedConcat(FunctionNode):
         return xp.concatenate(promoted, axis=self._join_axis),
 
     def backward(self, indexes, grad_outputs):
-        from cpuframe.functions.array.reshape import reshape
-        from cpuframe.functions.array.split_axis import split_axis
         gxs = split_axis(grad_outputs[0], _split_points(self._sizes),
                          self._join_axis)
         return tuple(reshape(gxs[i], self._in_shapes[i]) for i in indexes)

@@ -4,10 +4,10 @@ import numpy
 from cpuframe import backend
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
+from cpuframe.variable import Variable
 
 
 def _normalize_slices(slices):
-    from cpuframe.variable import Variable
     if not isinstance(slices, tuple):
         slices = (slices,)
     out = []

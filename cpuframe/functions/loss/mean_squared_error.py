@@ -2,6 +2,7 @@
 from cpuframe import backend, utils
 from cpuframe.function_node import FunctionNode
 from cpuframe.functions.loss._common import check_same_float
+from cpuframe.functions.math.basic_math import Mul, MulConstant, Neg, Sub
 
 
 class MeanSquaredError(FunctionNode):
@@ -27,7 +28,6 @@ class MeanSquaredError(FunctionNode):
         return tuple(gx0 if i == 0 else -gx0 for i in indexes)
 
     def backward_arrays(self, indexes, grad_outputs):
-        from cpuframe.functions.math.basic_math import Mul, MulConstant, Neg, Sub
         x0, x1 = self._retained_input_arrays()
         gy, = grad_outputs
         diff, = Sub()._compute((x0, x1))

@@ -2,6 +2,7 @@
 import math
 
 from cpuframe.functions.math._unary import UnaryUfunc
+from cpuframe.functions.math.basic_math import Mul
 
 
 class Exp(UnaryUfunc):
@@ -12,7 +13,6 @@ class Exp(UnaryUfunc):
         return gy * y
 
     def backward_arrays(self, indexes, grad_outputs):
-        from cpuframe.functions.math.basic_math import Mul
         y, = self._retained_output_arrays()
         return Mul()._compute((grad_outputs[0], y))
 

@@ -6,6 +6,7 @@ from cpuframe.backends import intel64
 from cpuframe.configuration import config, using_config
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
+from cpuframe.variable import as_variable
 
 
 def _sigmoid(xp, z):
@@ -433,7 +434,6 @@ def lstm_step(c_prev, x, upward, h=None, lateral=None):
     else None (the caller computes it unfused).  ``upward`` and ``lateral``
     are Linear links; ``h`` None skips ``lateral``.
     """
-    from cpuframe.variable import as_variable
     if upward.W.array is None or (h is not None and lateral.W.array is None):
         return None
     inputs = [as_variable(c_prev), as_variable(x), upward.W]
