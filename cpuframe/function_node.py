@@ -692,8 +692,9 @@ class FunctionNode:
             with using_config('dtype', fdt):
                 return self._call_backward_in_mode(targets, grad_outputs,
                                                    grad_inputs, arrays)
-        return self._call_backward_in_mode(targets, grad_outputs,
-                                           grad_inputs, arrays)
+        if arrays:
+            return self._call_backward_arrays_now(targets, grad_outputs)
+        return self._call_backward_now(targets, grad_outputs, grad_inputs)
 
     def _call_backward_in_mode(self, targets, grad_outputs, grad_inputs,
                                arrays):
@@ -747,16 +748,21 @@ class FunctionNode:
         are wrapped (``from_arrays``: arrays made by cpuframe's own nodes,
         wrapped without the constructor's checks)."""
         ret = []
+        inputs = self.inputs
         for i, gx in zip(targets, gxs):
             if gx is None:
                 ret.append(None)
                 continue
             if from_arrays:
-                gx = Variable._of_output(gx, False)
-            elif not isinstance(gx, Variable):
-                gx = Variable(gx, requires_grad=False)
-            shape = self.inputs[i].shape
-            if shape is not None and tuple(gx.shape) != shape:
+                gshape = gx.shape
+                gx = _of_output(gx, False)
+            else:
+                if not isinstance(gx, Variable):
+                    gx = Variable(gx, requires_grad=False)
+                gshape = gx.shape
+            shape = inputs[i].shape
+            if shape is not None and gshape != shape and \
+                    tuple(gshape) != shape:
                 raise ValueError(
                     '{}.backward: the gradient of input {} has shape {}, '
                     'expected {}'.format(self.label, i, gx.shape, shape))

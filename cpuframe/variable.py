@@ -899,6 +899,10 @@ def _needed_functions(output_nodes, target_nodes, stop_nodes=()):
     return funcs
 
 
+# target input indexes of one- and two-input nodes (_backprop)
+_ONE, _SECOND, _BOTH = (0,), (1,), (0, 1)
+
+
 def _function_node_class():
     # (function_node imports this module)
     return sys.modules['cpuframe.function_node'].FunctionNode
@@ -990,8 +994,20 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                         for i, g in enumerate(gys))
                 g = node = None
                 if needed is None:
-                    targets = tuple(i for i, node in enumerate(func.inputs)
-                                    if node.requires_grad)
+                    inputs = func.inputs
+                    if len(inputs) == 1:  # (the common cases, first)
+                        targets = _ONE if inputs[0].requires_grad else ()
+                    elif len(inputs) == 2:
+                        if inputs[0].requires_grad:
+                            targets = _BOTH if inputs[1].requires_grad \
+                                else _ONE
+                        else:
+                            targets = _SECOND if inputs[1].requires_grad \
+                                else ()
+                    else:
+                        targets = tuple(i for i, node in enumerate(inputs)
+                                        if node.requires_grad)
+                    inputs = None
                 else:
                     targets = tuple(
                         i for i, node in enumerate(func.inputs)
