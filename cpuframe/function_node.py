@@ -209,12 +209,14 @@ class FunctionNode:
         requires_grad = False
         tensor_type = intel64.mdarray
         for x in inputs:
-            if type(x) is _ndarray or type(x) is tensor_type:
-                input_vars.append(None)
-                in_data.append(x)
-                continue
-            if not isinstance(x, Variable):
-                x = as_variable(x)
+            t = type(x)
+            if t is not Variable:
+                if t is _ndarray or t is tensor_type:
+                    input_vars.append(None)
+                    in_data.append(x)
+                    continue
+                if not isinstance(x, Variable):
+                    x = as_variable(x)
             input_vars.append(x)
             in_data.append(x._array)
             if x._requires_grad:
@@ -267,7 +269,10 @@ class FunctionNode:
         # an array x is the Dropout node); the outputs need a gradient when
         # some input does.
         build_graph = config.enable_backprop
-        ret = tuple([_of_output(y, requires_grad) for y in outputs])
+        if len(outputs) == 1:  # (the common case, without a list)
+            ret = (_of_output(outputs[0], requires_grad),)
+        else:
+            ret = tuple([_of_output(y, requires_grad) for y in outputs])
         if build_graph:
             rank = 0
             nodes = []
@@ -282,24 +287,36 @@ class FunctionNode:
             self.rank = rank
             self.inputs = tuple(nodes)
             # (the outputs' nodes, linked as set_creator_node links them)
-            out_refs = []
-            meta = []
-            for y, var in zip(outputs, ret):
-                node = var._node
+            if len(ret) == 1:  # (the common case, without lists)
+                y = outputs[0]
+                node = ret[0]._node
                 node.creator_node = self
                 node.rank = rank + 1
-                out_refs.append(weakref.ref(node))
-                meta.append((y.shape, y.dtype, _cpu_device
-                             if type(y) is _ndarray
-                             else backend.get_device_from_array(y)))
-            self.outputs = tuple(out_refs)
-            self._output_meta = tuple(meta)
+                self.outputs = (weakref.ref(node),)
+                self._output_meta = ((y.shape, y.dtype, _cpu_device
+                                      if type(y) is _ndarray
+                                      else backend.get_device_from_array(y)),)
+            else:
+                out_refs = []
+                meta = []
+                for y, var in zip(outputs, ret):
+                    node = var._node
+                    node.creator_node = self
+                    node.rank = rank + 1
+                    out_refs.append(weakref.ref(node))
+                    meta.append((y.shape, y.dtype, _cpu_device
+                                 if type(y) is _ndarray
+                                 else backend.get_device_from_array(y)))
+                self.outputs = tuple(out_refs)
+                self._output_meta = tuple(meta)
             if self._input_indexes_to_retain is not None:
                 for i in self._input_indexes_to_retain:
                     input_vars[i].retain_data()
-            if self._output_indexes_to_retain is not None:
-                self._retained_output_data = tuple(
-                    [outputs[i] for i in self._output_indexes_to_retain])
+            retained = self._output_indexes_to_retain
+            if retained is not None:
+                self._retained_output_data = (outputs[0],) \
+                    if retained == _FIRST else \
+                    tuple([outputs[i] for i in retained])
         else:
             self._input_indexes_to_retain = None
             self._output_indexes_to_retain = None
@@ -351,23 +368,29 @@ class FunctionNode:
         dtype = config.dtype
         self._forward_dtype = dtype
         cls = type(self)
-        if cls.intel64_on_device is _default_on_device:
-            on_device = False
+        # (numpy_only: every input a NumPy array and the class's default
+        # device rule: the route choice is then _choose_off_device's)
+        numpy_only = cls.intel64_on_device is _default_on_device
+        on_device = False
+        if numpy_only:
             tensor_type = intel64.mdarray
             for x in in_data:
                 t = type(x)
-                if t is not _ndarray and (
-                        t is tensor_type or intel64.is_native_array(x)):
-                    on_device = True
-                    break
+                if t is not _ndarray:
+                    numpy_only = False
+                    if t is tensor_type or intel64.is_native_array(x):
+                        on_device = True
+                        break
         else:
             on_device = self.intel64_on_device(in_data)
         mixed = dtype is mixed_bf16 and bool(
             self.bf16_inputs or self.bf16_weights or self.bf16_outputs) and \
             _bf16.active()
         self._bf16_forward = mixed
-        if cls.forward_intel64 is not _no_intel64_route and \
-                self._take_route_choice(in_data):
+        if cls.forward_intel64 is not _no_intel64_route and (
+                self._choose_off_device(in_data, _checked_mode())
+                if numpy_only and self._route_choice is None
+                else self._take_route_choice(in_data)):
             if mixed:
                 in_data = _bf16.to_bf16_inputs(self, in_data)
             outputs = self.forward_intel64(in_data)
@@ -431,9 +454,7 @@ class FunctionNode:
         """
         if type(self).forward_intel64 is FunctionNode.forward_intel64:
             return False
-        mode = config.use_ideep
-        if mode != 'auto' and mode != 'never' and mode != 'always':
-            check_use_ideep(mode)
+        mode = _checked_mode()
         tensor_type = intel64.mdarray
         native = False
         for x in inputs:
@@ -820,6 +841,17 @@ def _plain_arrays(in_data):
         else:
             out.append(intel64.to_numpy(x))
     return tuple(out)
+
+
+_FIRST = (0,)
+
+
+def _checked_mode():
+    """``config.use_ideep``, a clear error where it is none of the three."""
+    mode = config.use_ideep
+    if mode != 'auto' and mode != 'never' and mode != 'always':
+        check_use_ideep(mode)
+    return mode
 
 
 # The signatures whose type check passed (FunctionNode._type_check_attrs):

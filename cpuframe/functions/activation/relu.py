@@ -123,7 +123,8 @@ def relu(x):
     array([0., 0., 2.], dtype=float32)
     """
     node = ReLU()
-    if type(x) is Variable:
+    if type(x) is Variable and type(x._array) is not numpy.ndarray:
+        # (only a device tensor can be a pending convolution to fold into)
         n_var = sys.getrefcount(x)
         n_array = sys.getrefcount(x._array)
         node._claim = _temporaries.claimable_by_relu(x, n_var, n_array)
