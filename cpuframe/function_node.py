@@ -324,15 +324,22 @@ class FunctionNode:
 
     def _check_by_signature(self, cls, attrs, in_data):
         """``check_type_forward`` once per signature (``_type_check_attrs``)."""
-        key = [cls]
-        for name in attrs:
-            key.append(getattr(self, name))
         try:
-            for x in in_data:
-                key.append(type(x))
-                key.append(x.shape)
-                key.append(x.dtype)
-            key = tuple(key)
+            n = len(in_data)
+            if n == 1:  # (the common cases, first)
+                x = in_data[0]
+                key = (cls, type(x), x.shape, x.dtype)
+            elif n == 2:
+                x, y = in_data
+                key = (cls, type(x), x.shape, x.dtype,
+                       type(y), y.shape, y.dtype)
+            else:
+                key = [cls]
+                for x in in_data:
+                    key += (type(x), x.shape, x.dtype)
+                key = tuple(key)
+            if attrs:
+                key = (key, tuple([getattr(self, name) for name in attrs]))
             if key in _checked_signatures:
                 return
         except (AttributeError, TypeError):
