@@ -208,4 +208,7 @@ def auto_profitable(op, x):
     reaches its threshold."""
     if isinstance(x, int):
         return x >= AUTO_MIN[op]
-    return large_enough(x, AUTO_MIN[op])
+    try:  # (an array: ``large_enough`` inline, asked per op under 'auto')
+        return x.size >= AUTO_MIN[op]
+    except AttributeError:
+        return large_enough(x, AUTO_MIN[op])
