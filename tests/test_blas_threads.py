@@ -2,12 +2,14 @@
 (cpuframe/_blas_threads.py): which products, the same values, the setting
 restored (errors and threads included), the switch off."""
 import os
+import signal
 import subprocess
 import sys
 import threading
 
 import numpy
 import pytest
+from testhelpers.threads import run_in_threads
 
 import cpuframe
 import cpuframe.functions as F
@@ -115,21 +117,11 @@ def test_concurrent_scopes_restore_the_setting():
     b = rng.standard_normal((200, 100)).astype(numpy.float32)
     assert bt.wants_one_thread(100, 200, 100)
     want = _one_thread(numpy.matmul, a, b)
-    errors = []
 
     def work():
-        try:
-            for _ in range(200):
-                numpy.testing.assert_array_equal(bt.matmul(a, b), want)
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    assert not any(t.is_alive() for t in threads)
-    assert not errors
+        for _ in range(200):
+            numpy.testing.assert_array_equal(bt.matmul(a, b), want)
+    assert not run_in_threads(work, 4)
     assert _threads() == before
 
 
@@ -206,6 +198,9 @@ def test_a_child_forked_inside_a_scope_starts_with_none_open():
         pid = os.fork()
         if pid == 0:  # the child: report, never return into pytest
             code = 1
+            # (a child stuck on a lock dies instead of hanging the test:
+            # its pipe closes and the parent's read returns nothing)
+            signal.alarm(60)
             try:
                 ok = _threads() == before and bt._depth == 0
                 bt.enter()  # the lock is free, the scope works
@@ -226,4 +221,5 @@ def test_a_child_forked_inside_a_scope_starts_with_none_open():
     finally:
         release.set()
         holder.join(60)
+    assert not holder.is_alive()
     assert _threads() == before and bt._depth == 0

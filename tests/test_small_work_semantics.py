@@ -13,6 +13,7 @@ import threading
 
 import numpy
 import pytest
+from testhelpers.threads import run_in_threads
 
 import cpuframe
 import cpuframe.functions as F
@@ -575,24 +576,17 @@ def test_a_subclass_overriding_the_check_is_checked_every_call():
 
 def test_the_signature_set_is_bounded_and_thread_safe():
     from cpuframe import function_node
-    errors = []
+    seeds = iter(range(4))
 
-    def work(seed):
-        try:
-            for n in range(1, 400):
-                x = numpy.ones(n + seed * 1000, numpy.float32)
-                y, = _Counted(x.size).apply((x,))
-                assert y.shape == x.shape
-                with pytest.raises(type_check.InvalidType):
-                    _Counted(x.size + 1).apply((x,))
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not errors
+    def work():
+        seed = next(seeds)
+        for n in range(1, 400):
+            x = numpy.ones(n + seed * 1000, numpy.float32)
+            y, = _Counted(x.size).apply((x,))
+            assert y.shape == x.shape
+            with pytest.raises(type_check.InvalidType):
+                _Counted(x.size + 1).apply((x,))
+    assert not run_in_threads(work, 4)
     assert len(function_node._checked_signatures) <= \
         function_node._CHECKED_SIGNATURES_MAX
 

@@ -3,6 +3,7 @@ decorated chain define-by-run and give the same values and gradients as the
 undecorated chain, across iterations, in training and test mode."""
 import numpy
 import pytest
+from testhelpers.threads import run_in_threads
 
 import cpuframe
 import cpuframe.functions as F
@@ -466,30 +467,19 @@ def test_outputs_and_arguments_of_several_kinds():
 
 
 def test_replays_from_several_threads():
-    import threading
     plain, static = _pair(MLP, StaticMLP)
     x = numpy.arange(8, dtype=numpy.float32).reshape(2, 4)
     for _ in range(3):
         static(x)
     expect = plain(x).array
-    errors = []
 
     def work():
-        try:
-            for _ in range(50):
-                y = static(x)
-                F.sum(y).backward()
-                numpy.testing.assert_array_equal(y.array, expect)
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=work) for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    assert not any(t.is_alive() for t in threads), 'a replay hung'
-    assert not errors and static.python_calls == 2
+        for _ in range(50):
+            y = static(x)
+            F.sum(y).backward()
+            numpy.testing.assert_array_equal(y.array, expect)
+    assert not run_in_threads(work, 3)  # (a hung replay fails it)
+    assert static.python_calls == 2
 
 
 # -- the replayed ops as one node of the graph ---------------------------------

@@ -10,5 +10,6 @@ Importable as ``testhelpers`` because pytest puts ``tests/`` on ``sys.path``
   calls for the intel64 parity tests;
 - ``routed_cases``: every routed op as a case the edge-value and thread
   tests run (``backends/intel64/_thread_stress.py`` imports it too, with
-  ``tests/`` on its PYTHONPATH).
+  ``tests/`` on its PYTHONPATH);
+- ``threads``: one test body run in several threads at once, with a timeout.
 """

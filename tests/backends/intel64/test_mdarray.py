@@ -5,6 +5,7 @@ import pickle
 
 import numpy
 import pytest
+from testhelpers.threads import run_in_threads
 
 import cpuframe
 from cpuframe import Variable, backend
@@ -390,27 +391,16 @@ def test_plain_views_reads_an_ops_inputs_in_one_call():
 
 
 def test_plain_views_from_several_threads():
-    import threading
     native = intel64.native()
     arrays = [_a((4, 5), seed) for seed in range(4)]
     tensors = [intel64.from_numpy(a) for a in arrays]
-    errors = []
 
     def work():
-        try:
-            for _ in range(300):
-                views = native.plain_views(tuple(tensors))
-                for v, a in zip(views, arrays):
-                    numpy.testing.assert_array_equal(v, a)
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    assert errors == []
+        for _ in range(300):
+            views = native.plain_views(tuple(tensors))
+            for v, a in zip(views, arrays):
+                numpy.testing.assert_array_equal(v, a)
+    assert run_in_threads(work, 4) == []
 
 
 def test_the_numpy_path_on_device_keeps_no_views_on_the_graph():
