@@ -6,6 +6,7 @@ only when a function retained it for backward, so dropping a Variable frees
 its array unless backward needs it (Chainer's aggressive buffer release).
 """
 import heapq
+import importlib
 import itertools
 import sys
 import threading
@@ -505,7 +506,8 @@ class Variable:
         return transpose(self, axes)
 
     def __getitem__(self, slices):
-        return _get_item()(self, slices)
+        return _module('cpuframe.functions.array.get_item').get_item(
+            self, slices)
 
     def item(self):
         """The single element of the array as a Python scalar."""
@@ -822,30 +824,18 @@ def _copy_grad(g, enable_double_backprop):
     return Variable(g.array.copy(), requires_grad=False)
 
 
-_math = []
-
-
-def _basic_math():
-    # (MultiAdd and _accumulate_add: basic_math imports this module)
-    if not _math:
-        from cpuframe.functions.math.basic_math import MultiAdd, _accumulate_add
-        _math[:] = (MultiAdd, _accumulate_add)
-    return _math
-
-
-def _get_item():
-    # (get_item imports this module)
-    mod = sys.modules.get('cpuframe.functions.array.get_item')
-    if mod is None:
-        from cpuframe.functions.array import get_item as mod
-    return mod.get_item
+def _module(name):
+    """A module that imports this one, without an import statement per call
+    (the per-op paths: ``Variable.__getitem__``, the backward engine)."""
+    mod = sys.modules.get(name)
+    return mod if mod is not None else importlib.import_module(name)
 
 
 def _add_grads(grads, enable_double_backprop):
     """Sum a list of gradient Variables (recorded when double backprop)."""
     if len(grads) == 1:
         return grads[0]
-    MultiAdd, _accumulate_add = _basic_math()
+    math = _module('cpuframe.functions.math.basic_math')
     # Gradients only the engine holds may take the sum (see _donated).
     donated = None if enable_double_backprop else _donated(grads)
     if donated is not None and backward_arrays_enabled[0]:
@@ -858,12 +848,12 @@ def _add_grads(grads, enable_double_backprop):
                     a.dtype != first.dtype:
                 break
         else:
-            node = MultiAdd(donated)
+            node = math.MultiAdd(donated)
             if not node._function_hooks():
                 y, = node._compute(tuple(g._array for g in grads))
                 return Variable._of_output(y, False)
     with using_config('enable_backprop', enable_double_backprop):
-        return _accumulate_add(grads, donated)
+        return math._accumulate_add(grads, donated)
 
 
 def _check_nan(arrays, what):
@@ -903,11 +893,6 @@ def _needed_functions(output_nodes, target_nodes, stop_nodes=()):
 _ONE, _SECOND, _BOTH = (0,), (1,), (0, 1)
 
 
-def _function_node_class():
-    # (function_node imports this module)
-    return sys.modules['cpuframe.function_node'].FunctionNode
-
-
 def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
               target_nodes=None, on_leaf=None, stop_nodes=None):
     """Run backward from ``output_nodes`` seeded with ``output_grads``.
@@ -922,7 +907,8 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     ``stop_nodes`` (with ``target_nodes``): nodes whose creators are not
     visited (a subgraph's inputs: ``StaticScheduleFunction``).
     """
-    _base_accumulate = _function_node_class().backward_accumulate
+    _base_accumulate = _module(
+        'cpuframe.function_node').FunctionNode.backward_accumulate
     needed = None if target_nodes is None else \
         _needed_functions(output_nodes, target_nodes, stop_nodes or ())
     heappop, heappush = heapq.heappop, heapq.heappush

@@ -134,13 +134,6 @@ class Intel64Device(Device):
         return True
 
 
-def plan_holds(plan, data, state):
-    """Whether the kept views (a ``_Plan``) still view ``data``'s and
-    ``state``'s buffers (same arrays, same buffers: a layout adopted in
-    place moves a tensor to a new buffer)."""
-    return plan.holds(data, state)
-
-
 class _Plan:
     """What ``elementwise_update`` keeps per parameter: the flat views of
     the parameter's and its state's buffers, and what they were made
@@ -179,6 +172,9 @@ class _Plan:
         return plan
 
     def holds(self, data, state):
+        """Whether the views still view ``data``'s and ``state``'s buffers
+        (same arrays, same buffers: a layout adopted in place moves a
+        tensor to a new buffer)."""
         if self.data is not data or len(state) != self.n_state:
             return False
         for key, value in self.kept:
