@@ -743,16 +743,40 @@ class FunctionNode:
         return outputs
 
     def _call_backward_arrays_now(self, targets, grad_outputs):
-        # falls back to ``backward`` when backward_arrays declines
-        gxs = self.backward_arrays(
-            targets, tuple(g._array for g in grad_outputs))
+        # falls back to ``backward`` when backward_arrays declines; the
+        # gradients are checked and wrapped as _checked_gradients does
+        # (written out here: the engine's per-node path)
+        if len(grad_outputs) == 1:
+            gxs = self.backward_arrays(targets, (grad_outputs[0]._array,))
+        else:
+            gxs = self.backward_arrays(
+                targets, tuple([g._array for g in grad_outputs]))
         if gxs is NotImplemented:
             return self._call_backward_now(targets, grad_outputs, None)
         if len(gxs) != len(targets):
             raise ValueError(
                 '{}.backward_arrays: expected {} gradients (one per target '
                 'input), got {}'.format(self.label, len(targets), len(gxs)))
-        return self._checked_gradients(targets, gxs, True)
+        inputs = self.inputs
+        ret = []
+        for k in range(len(targets)):
+            gx = gxs[k]
+            if gx is None:
+                ret.append(None)
+                continue
+            gshape = gx.shape
+            shape = inputs[targets[k]].shape
+            if gshape != shape and shape is not None and \
+                    tuple(gshape) != shape:
+                raise ValueError(
+                    '{}.backward: the gradient of input {} has shape {}, '
+                    'expected {}'.format(self.label, targets[k], gshape,
+                                         shape))
+            ret.append(_of_output(gx, False))
+        gxs = gx = None
+        if config.debug:
+            _check_nan(ret, 'the backward computation of ' + self.label)
+        return ret
 
     def _call_backward_now(self, targets, grad_outputs, grad_inputs):
         if grad_inputs is None:

@@ -15,7 +15,7 @@ import weakref
 
 import numpy
 
-from cpuframe import _temporaries, backend
+from cpuframe import _temporaries, backend, function_hook
 from cpuframe.configuration import config, using_config
 
 
@@ -251,7 +251,7 @@ class Variable:
             return
         _check_array(g, 'Variable.grad')
         self._check_grad_shape(g)
-        self._grad_var = Variable(g, requires_grad=False)
+        self._grad_var = Variable._of_output(g, False)
 
     def _check_grad_shape(self, g):
         if self._array is None:
@@ -646,20 +646,23 @@ def _set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop,
     if given is None:
         given = set()
     for node, g in leaf_grads.items():
-        var = node.get_variable_or_none()
+        var = node._variable()
         if var is None or g is None:
             continue
         var._loss_scale = loss_scale
         if var._grad_var is None:
             # Each leaf owns a writeable gradient: the engine may hand the
             # same array (or a read-only broadcast view) to several leaves.
-            if id(g.array) in given or not _is_writeable(g.array):
+            array = g._array
+            if id(array) in given or not (
+                    array.flags.writeable if type(array) is numpy.ndarray
+                    else _is_writeable(array)):
                 g = _copy_grad(g, enable_double_backprop)
             var._grad_var = g
         else:
             var._grad_var = _add_grads([var._grad_var, g],
                                        enable_double_backprop)
-        given.add(id(var._grad_var.array))
+        given.add(id(var._grad_var._array))
 
 
 class Parameter(Variable):
@@ -821,7 +824,7 @@ def _copy_grad(g, enable_double_backprop):
     if enable_double_backprop:
         from cpuframe.functions.array.copy import copy
         return copy(g, backend.get_device_from_array(g.array))
-    return Variable(g.array.copy(), requires_grad=False)
+    return Variable._of_output(g._array.copy(), False)
 
 
 def _module(name):
@@ -907,8 +910,10 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     ``stop_nodes`` (with ``target_nodes``): nodes whose creators are not
     visited (a subgraph's inputs: ``StaticScheduleFunction``).
     """
-    _base_accumulate = _module(
-        'cpuframe.function_node').FunctionNode.backward_accumulate
+    base_accumulate = _base_accumulate[0]
+    if base_accumulate is None:
+        base_accumulate = _base_accumulate[0] = _module(
+            'cpuframe.function_node').FunctionNode.backward_accumulate
     needed = None if target_nodes is None else \
         _needed_functions(output_nodes, target_nodes, stop_nodes or ())
     heappop, heappush = heapq.heappop, heapq.heappush
@@ -918,25 +923,20 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     counter = itertools.count()
     results = {}
 
-    def push(func):
-        if func is None or func in queued:
-            return
-        if needed is not None and not needed.get(func, False):
-            return
-        queued.add(func)
-        heapq.heappush(heap, (-func.rank, next(counter), func))
-
     for node, g in zip(output_nodes, output_grads):
         if g is not None:
             grads.setdefault(node, []).append(g)
-        push(node.creator_node)
+        func = node.creator_node
+        if func is not None and func not in queued and (
+                needed is None or needed.get(func, False)):
+            queued.add(func)
+            heappush(heap, (-func.rank, next(counter), func))
+    func = node = g = None
 
     def take(node):
         gs = grads.pop(node, None)
         g = None if not gs else gs[0] if len(gs) == 1 else \
             _add_grads(gs, enable_double_backprop)
-        if plain_take:
-            return g
         if target_nodes is not None and node in target_nodes:
             results[node] = g
         if retain_grad and g is not None:
@@ -948,151 +948,180 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     uses = None
     if on_leaf is not None and target_nodes is None:
         uses = _leaf_uses(output_nodes)
-    # (take: no target to record, no gradient to keep)
+    # (no target to record, no gradient to keep: the engine takes a node's
+    # output gradient itself instead of calling take)
     plain_take = target_nodes is None and not retain_grad
     lazy = bool(getattr(config, 'lazy_grad_sum', False))
     # Nodes with ``backward_arrays`` compute on arrays where nothing records
     # the backward (see FunctionNode.backward_arrays).
     arrays_ok = not enable_double_backprop and backward_arrays_enabled[0]
+    # The global hooks are read once; a node's own hooks at the node.
+    global_hooks = function_hook._global.hooks
     was_untracked = backward_state.untracked
     # Gradient ops of a backward nothing differentiates again skip their
     # type checks (backward_state); the flag is restored for nested calls.
     backward_state.untracked = not enable_double_backprop
+    # ``using_config('enable_backprop', ...)`` for the walk, written out
+    # (this thread's configuration dictionary; restored in ``finally``).
+    config_dict = config.__dict__
+    old_backprop = config_dict.get('enable_backprop', _MISSING)
+    config_dict['enable_backprop'] = enable_double_backprop
     try:
-        with using_config('enable_backprop', enable_double_backprop):
-            while heap:
-                func = heappop(heap)[2]
-                outputs = func.outputs
-                if len(outputs) == 1:  # (the common case, first)
-                    node = outputs[0]()
-                    g = None if node is None else take(node)
+        while heap:
+            func = heappop(heap)[2]
+            outputs = func.outputs
+            if len(outputs) == 1:  # (the common case, first)
+                node = outputs[0]()
+                if node is None:
+                    continue
+                if plain_take:
+                    gs = grads.pop(node, None)
+                    if not gs:
+                        continue
+                    g = gs[0] if len(gs) == 1 else \
+                        _add_grads(gs, enable_double_backprop)
+                    gs = None
+                else:
+                    g = take(node)
                     if g is None:
                         continue
-                    gys = (g,)
-                else:
-                    gys = [None if n is None else take(n)
-                           for n in [ref() for ref in outputs]]
-                    if all(g is None for g in gys):
-                        continue
-                    gys = tuple(
-                        g if g is not None else Variable(
-                            func._zero_output(i), requires_grad=False)
-                        for i, g in enumerate(gys))
-                g = node = None
-                if needed is None:
-                    inputs = func.inputs
-                    if len(inputs) == 1:  # (the common cases, first)
-                        targets = _ONE if inputs[0].requires_grad else ()
-                    elif len(inputs) == 2:
-                        if inputs[0].requires_grad:
-                            targets = _BOTH if inputs[1].requires_grad \
-                                else _ONE
-                        else:
-                            targets = _SECOND if inputs[1].requires_grad \
-                                else ()
-                    else:
-                        targets = tuple(i for i, node in enumerate(inputs)
-                                        if node.requires_grad)
-                    inputs = None
-                else:
-                    targets = tuple(
-                        i for i, node in enumerate(func.inputs)
-                        if node.requires_grad and (
-                            node in target_nodes or
-                            needed.get(node.creator_node, False)))
-                if not targets:
+                gys = (g,)
+            else:
+                gys = [None if n is None else take(n)
+                       for n in [ref() for ref in outputs]]
+                if all(g is None for g in gys):
                     continue
-                hooks = func._function_hooks()
-                if hooks:
-                    # Built before _donated: a hook that sees the gradients
-                    # keeps them from being overwritten in place (unless no
-                    # hook holds them: FunctionHook.holds_backward_arrays).
-                    in_data = tuple(node.data for node in func.inputs)
+                gys = tuple(
+                    g if g is not None else Variable(
+                        func._zero_output(i), requires_grad=False)
+                    for i, g in enumerate(gys))
+            # (from here on only ``gys`` holds the output gradients: see
+            # _temporaries.donated)
+            g = node = None
+            inputs = func.inputs
+            if needed is None:
+                if len(inputs) == 1:  # (the common cases, first)
+                    targets = _ONE if inputs[0].requires_grad else ()
+                elif len(inputs) == 2:
+                    if inputs[0].requires_grad:
+                        targets = _BOTH if inputs[1].requires_grad \
+                            else _ONE
+                    else:
+                        targets = _SECOND if inputs[1].requires_grad \
+                            else ()
+                else:
+                    targets = tuple(i for i, node in enumerate(inputs)
+                                    if node.requires_grad)
+            else:
+                targets = tuple(
+                    i for i, node in enumerate(inputs)
+                    if node.requires_grad and (
+                        node in target_nodes or
+                        needed.get(node.creator_node, False)))
+            if not targets:
+                continue
+            hooks = func._function_hooks() if global_hooks or \
+                func._local_function_hooks else ()
+            if hooks:
+                # Built before _donated: a hook that sees the gradients
+                # keeps them from being overwritten in place (unless no
+                # hook holds them: FunctionHook.holds_backward_arrays).
+                in_data = tuple(node.data for node in inputs)
+                out_grad = tuple(g.array for g in gys)
+                for hook in hooks:
+                    hook.backward_preprocess(func, in_data, out_grad)
+                if not any(h.holds_backward_arrays for h in hooks):
+                    in_data = out_grad = None
+            if func.accepts_donated_grads and not enable_double_backprop:
+                func._donated_grad_outputs = _donated(gys)
+            grad_inputs = None
+            if type(func).backward_accumulate is not base_accumulate:
+                # The node adds the gradients its inputs already have (as
+                # Chainer's backward_accumulate): hand them over, once each.
+                grad_inputs = []
+                for i in targets:
+                    gs = grads.pop(inputs[i], None)
+                    grad_inputs.append(
+                        None if not gs else
+                        _add_grads(gs, enable_double_backprop))
+                gs = None
+                grad_inputs = tuple(grad_inputs)
+                if not enable_double_backprop:
+                    # The node may add its gradient into a sum only the
+                    # engine holds (FunctionNode.donated_grad_inputs).
+                    func._donated_grad_inputs = _donated(grad_inputs)
+            try:
+                if arrays_ok and not hooks and \
+                        type(func).backward_arrays is not None and (
+                            grad_inputs is None or
+                            all(g is None for g in grad_inputs)):
+                    # (no gradient to accumulate: ``backward`` alone)
+                    gxs = func._call_backward(targets, gys, None, True)
+                else:
+                    gxs = func._call_backward(targets, gys, grad_inputs)
+            finally:
+                func._donated_grad_outputs = None
+                func._donated_grad_inputs = None
+            if hooks:
+                if in_data is None:
+                    in_data = tuple(node.data for node in inputs)
                     out_grad = tuple(g.array for g in gys)
-                    for hook in hooks:
-                        hook.backward_preprocess(func, in_data, out_grad)
-                    if not any(h.holds_backward_arrays for h in hooks):
-                        in_data = out_grad = None
-                if func.accepts_donated_grads and not enable_double_backprop:
-                    func._donated_grad_outputs = _donated(gys)
-                grad_inputs = None
-                if type(func).backward_accumulate is not _base_accumulate:
-                    # The node adds the gradients its inputs already have (as
-                    # Chainer's backward_accumulate): hand them over, once each.
-                    grad_inputs = []
-                    for i in targets:
-                        gs = grads.pop(func.inputs[i], None)
-                        grad_inputs.append(
-                            None if not gs else
-                            _add_grads(gs, enable_double_backprop))
-                    gs = None
-                    grad_inputs = tuple(grad_inputs)
-                    if not enable_double_backprop:
-                        # The node may add its gradient into a sum only the
-                        # engine holds (FunctionNode.donated_grad_inputs).
-                        func._donated_grad_inputs = _donated(grad_inputs)
-                try:
-                    if arrays_ok and not hooks and \
-                            type(func).backward_arrays is not None and (
-                                grad_inputs is None or
-                                all(g is None for g in grad_inputs)):
-                        # (no gradient to accumulate: ``backward`` alone)
-                        gxs = func._call_backward(targets, gys, None, True)
-                    else:
-                        gxs = func._call_backward(targets, gys, grad_inputs)
-                finally:
-                    func._donated_grad_outputs = None
-                    func._donated_grad_inputs = None
-                if hooks:
-                    if in_data is None:
-                        in_data = tuple(node.data for node in func.inputs)
-                        out_grad = tuple(g.array for g in gys)
-                    for hook in hooks:
-                        hook.backward_postprocess(func, in_data, out_grad)
-                    del in_data, out_grad
-                incoming = [(func.inputs[i], gx) for i, gx in zip(targets, gxs)
-                            if gx is not None]
-                # Drop every reference to this step's gradients: a gradient the
-                # engine alone holds may be overwritten in place by the node
-                # that consumes it.
-                gys = gxs = grad_inputs = None
-                for k in range(len(incoming)):
-                    node = incoming[k][0]
-                    pending = grads.get(node)
-                    if pending is None:
-                        grads[node] = [incoming[k][1]]
-                    elif lazy:
-                        pending.append(incoming[k][1])
-                    else:
-                        # Summed at once, as Chainer does unless lazy_grad_sum:
-                        # a parameter used at every step of an unrolled RNN
-                        # would otherwise hold one gradient per step until the
-                        # end (35 x 26 MB twice over for the PTB model's
-                        # stepwise softmax and embedding). The pair is dropped
-                        # first, so that the list alone holds the new gradient
-                        # and the sum may go into it.
-                        pending.append(incoming[k][1])
-                        incoming[k] = None
-                        grads[node] = [_add_grads(pending, enable_double_backprop)]
-                    pending = None
-                    creator = node.creator_node
-                    if creator is not None and creator not in queued and (
+                for hook in hooks:
+                    hook.backward_postprocess(func, in_data, out_grad)
+                del in_data, out_grad
+            # Drop every reference to this step's gradients: a gradient the
+            # engine alone holds may be overwritten in place by the node
+            # that consumes it (each new gradient is taken out of ``gxs``
+            # before it joins a sum, so that the list alone holds it).
+            gys = grad_inputs = None
+            if type(gxs) is not list:
+                gxs = list(gxs)
+            for k in range(len(targets)):
+                gx = gxs[k]
+                if gx is None:
+                    continue
+                gxs[k] = None
+                node = inputs[targets[k]]
+                pending = grads.get(node)
+                if pending is None:
+                    grads[node] = [gx]
+                    gx = None
+                elif lazy:
+                    pending.append(gx)
+                    gx = None
+                else:
+                    # Summed at once, as Chainer does unless lazy_grad_sum:
+                    # a parameter used at every step of an unrolled RNN
+                    # would otherwise hold one gradient per step until the
+                    # end (35 x 26 MB twice over for the PTB model's
+                    # stepwise softmax and embedding).
+                    pending.append(gx)
+                    gx = None
+                    grads[node] = [_add_grads(pending, enable_double_backprop)]
+                pending = None
+                creator = node.creator_node
+                if creator is not None:
+                    if creator not in queued and (
                             needed is None or needed.get(creator, False)):
                         queued.add(creator)
                         heappush(heap, (-creator.rank, next(counter),
                                         creator))
-                    elif uses is not None and creator is None:
-                        left = uses.get(node, 0) - 1
-                        uses[node] = left
-                        if left == 0:
-                            gs = grads.pop(node)
-                            on_leaf(node, gs[0] if len(gs) == 1 else
-                                    _add_grads(gs, enable_double_backprop))
-                            gs = None
-                incoming = None
+                elif uses is not None:
+                    left = uses.get(node, 0) - 1
+                    uses[node] = left
+                    if left == 0:
+                        gs = grads.pop(node)
+                        on_leaf(node, gs[0] if len(gs) == 1 else
+                                _add_grads(gs, enable_double_backprop))
+                        gs = None
+            gxs = None
 
     finally:
         backward_state.untracked = was_untracked
+        if old_backprop is _MISSING:
+            config_dict.pop('enable_backprop', None)
+        else:
+            config_dict['enable_backprop'] = old_backprop
 
     if target_nodes is not None:
         for node in target_nodes:
@@ -1101,8 +1130,18 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                 results[node] = None if not gs else \
                     _add_grads(gs, enable_double_backprop)
         return results
-    return {node: _add_grads(gs, enable_double_backprop)
-            for node, gs in grads.items() if gs}
+    leaf_grads = {}
+    for node, gs in grads.items():
+        if gs:
+            leaf_grads[node] = gs[0] if len(gs) == 1 else \
+                _add_grads(gs, enable_double_backprop)
+    return leaf_grads
+
+
+# FunctionNode.backward_accumulate, looked up at the first backward
+# (function_node imports this module)
+_base_accumulate = [None]
+_MISSING = object()
 
 
 # Gradient donation's rule lives in cpuframe/_temporaries.py; the engine

@@ -172,6 +172,10 @@ class Add(FunctionNode):
 
     def backward_arrays(self, indexes, grad_outputs):
         gy = grad_outputs[0]
+        shape = gy.shape
+        s0, s1 = self._shapes
+        if len(indexes) == 2 and s0 == shape and s1 == shape:
+            return gy, gy  # (same shapes, the common case)
         return tuple(_sum_to_array(gy, self._shapes[i]) for i in indexes)
 
 
