@@ -1,5 +1,6 @@
 """Adam and its variants: AdamW, AMSGrad, AdaBound, AMSBound."""
 import math
+import operator
 import warnings
 
 import numpy
@@ -42,40 +43,59 @@ def _native_kernel():
     return _kernel[0]
 
 
-_NATIVE_HYPERPARAMS = ('amsgrad', 'adabound', 'alpha', 'beta1', 'beta2', 'eps',
-                       'weight_decay_rate', 'eta')
+_NATIVE_HYPERPARAMS = operator.itemgetter(
+    'amsgrad', 'adabound', 'alpha', 'beta1', 'beta2', 'eps',
+    'weight_decay_rate', 'eta')
 
 
 def _values(hp, names):
-    """The hyperparameters ``names`` of ``hp``, looked up along its parents'
-    dictionaries (what ``getattr`` finds, without ``__getattr__`` per name);
-    None if one is missing or ``hp`` is not a plain Hyperparameter."""
+    """The hyperparameters ``names`` (an ``operator.itemgetter``) of ``hp``,
+    looked up along its parents' dictionaries (what ``getattr`` finds,
+    without ``__getattr__`` per name); None if one is missing or ``hp`` is
+    not a plain Hyperparameter."""
     if type(hp) is not optimizer.Hyperparameter:
         return None
-    chain = []
-    while hp is not None:
-        if type(hp) is not optimizer.Hyperparameter:
-            return None
-        d = hp.__dict__
-        chain.append(d)
-        hp = d.get('_parent')
-    out = []
-    for name in names:
-        for d in chain:
-            if name in d:
-                out.append(d[name])
-                break
-        else:
-            return None
-    return out
+    d = hp.__dict__
+    parent = d.get('_parent')
+    if parent is not None:
+        # (a rule's own values over its optimizer's, the common chain)
+        chain = [d]
+        while parent is not None:
+            if type(parent) is not optimizer.Hyperparameter:
+                return None
+            chain.append(parent.__dict__)
+            parent = chain[-1].get('_parent')
+        d = {}
+        for level in reversed(chain):
+            d.update(level)
+    try:
+        return names(d)
+    except KeyError:
+        return None
+
+
+# NumPy's floating-point error state (NumPy >= 2: a context variable whose
+# value changes object when the state changes): the last answer is kept
+# for the state object it was computed from.
+_errstate_var = getattr(getattr(getattr(numpy, '_core', None),
+                                '_ufunc_config', None),
+                        '_extobj_contextvar', None)
+_errstate_seen = [None, None]
 
 
 def _numpy_raises():
     """Whether NumPy is set to raise (or call) on a floating-point error,
     which the native kernel would not do."""
+    if _errstate_var is not None:
+        state = _errstate_var.get()
+        if state is _errstate_seen[0]:
+            return _errstate_seen[1]
     err = numpy.geterr()
-    return err['over'] in _RAISING or err['invalid'] in _RAISING or \
+    raises = err['over'] in _RAISING or err['invalid'] in _RAISING or \
         err['divide'] in _RAISING
+    if _errstate_var is not None:
+        _errstate_seen[:] = [state, raises]
+    return raises
 
 
 _RAISING = ('raise', 'call')

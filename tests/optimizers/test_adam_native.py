@@ -2,6 +2,8 @@
 code: the same float32 operations in the same order, so parameters and
 moments agree bit for bit, also on NaN, infinities, huge and denormal
 values; layouts and modes the kernel does not take fall back to NumPy."""
+import operator
+
 import numpy
 import pytest
 
@@ -140,3 +142,60 @@ def test_numpy_errors_set_to_raise_keep_the_numpy_path():
     with numpy.errstate(over='raise'):
         with pytest.raises(FloatingPointError):
             opt.update()
+
+
+def _train_with_overrides(native, monkeypatch):
+    # per-parameter values over the optimizer's (a rule's own Hyperparameter
+    # whose parent is the optimizer's), changed between steps as a schedule
+    # would change them
+    monkeypatch.setattr(adam, '_kernel', [] if native else [None])
+    rng = numpy.random.default_rng(3)
+    model = cpuframe.links.Linear(4, 3, initialW=rng.standard_normal((3, 4)))
+    opt = cpuframe.optimizers.Adam(alpha=0.01).setup(model)
+    model.W.update_rule.hyperparam.alpha = 0.2
+    model.b.update_rule.hyperparam.eps = 1e-3
+    for step in range(4):
+        if step == 2:
+            opt.alpha = 0.05          # reaches b (no own alpha), not W
+            model.W.update_rule.hyperparam.beta1 = 0.5
+        x = rng.standard_normal((5, 4)).astype(numpy.float32)
+        model.cleargrads()
+        cpuframe.functions.sum(model(x) ** 2).backward()
+        opt.update()
+    return [model.W.array.copy(), model.b.array.copy()]
+
+
+def test_per_parameter_hyperparameters_match_the_numpy_path(monkeypatch):
+    native = _train_with_overrides(True, monkeypatch)
+    numpy_path = _train_with_overrides(False, monkeypatch)
+    for a, b in zip(native, numpy_path):
+        assert _same(a, b)
+
+
+def test_values_reads_the_chain_as_getattr_does():
+    parent = cpuframe.optimizer.Hyperparameter()
+    parent.alpha, parent.beta1 = 1.0, 0.9
+    child = cpuframe.optimizer.Hyperparameter(parent)
+    child.alpha = 2.0
+    grandchild = cpuframe.optimizer.Hyperparameter(child)
+    get = operator.itemgetter('alpha', 'beta1')
+    assert adam._values(grandchild, get) == (2.0, 0.9)
+    assert adam._values(parent, get) == (1.0, 0.9)
+    assert adam._values(child, operator.itemgetter('alpha', 'eta')) is None
+
+
+def test_numpy_raises_follows_the_error_state():
+    assert not adam._numpy_raises()
+    assert not adam._numpy_raises()          # (the kept answer)
+    with numpy.errstate(invalid='raise'):
+        assert adam._numpy_raises()
+        with numpy.errstate(invalid='ignore'):
+            assert not adam._numpy_raises()
+        assert adam._numpy_raises()
+    assert not adam._numpy_raises()
+    old = numpy.seterr(divide='call')
+    try:
+        assert adam._numpy_raises()
+    finally:
+        numpy.seterr(**old)
+    assert not adam._numpy_raises()
