@@ -394,10 +394,37 @@ class FunctionNode:
             self.bf16_inputs or self.bf16_weights or self.bf16_outputs) and \
             _bf16.active()
         self._bf16_forward = mixed
-        if cls.forward_intel64 is not _no_intel64_route and (
-                self._choose_off_device(in_data, _checked_mode())
-                if numpy_only and self._route_choice is None
-                else self._take_route_choice(in_data)):
+        views = None
+        if cls.forward_intel64 is _no_intel64_route:
+            route = False
+        elif self._route_choice is not None:
+            route = self._take_route_choice(in_data)
+        elif numpy_only:
+            route = self._choose_off_device(in_data, _checked_mode())
+        elif on_device and cls.intel64_on_device is _default_on_device:
+            # _choose_intel64 on device arrays, written out for its common
+            # case (NumPy arrays and mdarrays only, the class's own device
+            # rule): a small op pays this per call
+            tensor_type = intel64.mdarray
+            for x in in_data:
+                t = type(x)
+                if t is not tensor_type and t is not _ndarray:
+                    route = self._choose_intel64(in_data)
+                    break
+            else:
+                if _checked_mode() == 'auto':
+                    route = self._wants_route_on_device(in_data)
+                    if route is True:
+                        route = bool(self.intel64_supports(in_data))
+                    elif route is not False:
+                        # (the inputs' NumPy views, read by the size rule)
+                        views = route
+                        route = False
+                else:
+                    route = bool(self.intel64_supports(in_data))
+        else:
+            route = self._take_route_choice(in_data)
+        if route:
             if mixed:
                 in_data = _bf16.to_bf16_inputs(self, in_data)
             outputs = self.forward_intel64(in_data)
@@ -405,13 +432,16 @@ class FunctionNode:
                 outputs = tuple(intel64.to_numpy(y) for y in outputs)
             return outputs
         if on_device:
-            plain = self._plain_inputs
-            if plain is not None and plain[0] is in_data:
-                # (read by the route choice just now)
-                in_data = plain[1]
+            if views is not None:
+                in_data = views
             else:
-                in_data = _plain_arrays(in_data)
-            self._plain_inputs = None
+                plain = self._plain_inputs
+                if plain is not None and plain[0] is in_data:
+                    # (read by the route choice just now)
+                    in_data = plain[1]
+                else:
+                    in_data = _plain_arrays(in_data)
+                self._plain_inputs = None
         if not mixed:
             return self.forward(in_data)
         return _bf16.round_outputs(
@@ -499,8 +529,12 @@ class FunctionNode:
         these arrays, except under 'auto' when ``_wants_route_on_device``
         declines first (a size rule: ``intel64_supports`` may read every
         value)."""
-        if mode == 'auto' and not self._wants_route_on_device(inputs):
-            return False
+        if mode == 'auto':
+            wants = self._wants_route_on_device(inputs)
+            if wants is not True:
+                if wants is not False:
+                    self._plain_inputs = (inputs, wants)
+                return False
         return bool(self.intel64_supports(inputs))
 
     def _wants_route_on_device(self, inputs):
@@ -511,7 +545,12 @@ class FunctionNode:
         arrays a primitive's fixed cost (~5-20 us here) is most of an op's
         time; the NumPy path's, ~1 us per array. Under ``mixed_bf16`` the
         route is kept (its bfloat16 activations are the mode's point), and
-        so it is for laid-out (blocked) or bfloat16 buffers."""
+        so it is for laid-out (blocked) or bfloat16 buffers.
+
+        Returns True (the route), False (the NumPy path), or, when it
+        declines on NumPy arrays and plain float32 buffers only (the common
+        case), their NumPy views, read once for the NumPy path that follows
+        (the caller keeps them in ``_plain_inputs``)."""
         if config.dtype is mixed_bf16 and _bf16.active():
             return True
         try:
@@ -520,12 +559,9 @@ class FunctionNode:
         except Exception:  # noqa: BLE001 - the route decides then
             return True
         if type(inputs) is tuple:
-            # NumPy arrays and plain float32 buffers only (the common case):
-            # their views, read once and kept for ``_forward_routed``
             views = intel64.native().plain_views(inputs)
             if views is not None:
-                self._plain_inputs = (inputs, views)
-                return False
+                return views
         tensor_type = intel64.mdarray
         for x in inputs:
             if (type(x) is tensor_type or (
