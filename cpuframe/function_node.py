@@ -204,24 +204,41 @@ class FunctionNode:
                 return recorder.record_apply(self, inputs)
         # inputs as given (arrays are constants, wrapped only when the
         # graph is recorded), their arrays, and whether one needs a gradient
-        input_vars = []
-        in_data = []
-        requires_grad = False
         tensor_type = intel64.mdarray
-        for x in inputs:
-            t = type(x)
-            if t is not Variable:
-                if t is _ndarray or t is tensor_type:
-                    input_vars.append(None)
-                    in_data.append(x)
-                    continue
-                if not isinstance(x, Variable):
-                    x = as_variable(x)
-            input_vars.append(x)
-            in_data.append(x._array)
-            if x._requires_grad:
-                requires_grad = True
-        in_data = tuple(in_data)
+        n_in = len(inputs)
+        # (one or two Variables, the common cases, without lists: then
+        # input_vars holds no None)
+        if n_in == 1 and type(inputs[0]) is Variable:
+            x = inputs[0]
+            input_vars = (x,)
+            in_data = (x._array,)
+            requires_grad = x._requires_grad
+        elif n_in == 2 and type(inputs[0]) is Variable and \
+                type(inputs[1]) is Variable:
+            input_vars = x, x1 = inputs[0], inputs[1]
+            in_data = (x._array, x1._array)
+            requires_grad = x._requires_grad or x1._requires_grad
+            x1 = None
+        else:
+            n_in = 0
+            input_vars = []
+            in_data = []
+            requires_grad = False
+            for x in inputs:
+                t = type(x)
+                if t is not Variable:
+                    if t is _ndarray or t is tensor_type:
+                        input_vars.append(None)
+                        in_data.append(x)
+                        continue
+                    if not isinstance(x, Variable):
+                        x = as_variable(x)
+                input_vars.append(x)
+                in_data.append(x._array)
+                if x._requires_grad:
+                    requires_grad = True
+            in_data = tuple(in_data)
+        x = None
 
         cls = type(self)
         if cls.check_type_forward is not _no_type_check and \
@@ -274,18 +291,29 @@ class FunctionNode:
         else:
             ret = tuple([_of_output(y, requires_grad) for y in outputs])
         if build_graph:
-            rank = 0
-            nodes = []
-            for i, x in enumerate(input_vars):
-                if x is None:
-                    # (an array apply already accepted: no checks again)
-                    x = input_vars[i] = _of_output(in_data[i], False)
-                node = x._node
-                nodes.append(node)
-                if node.rank > rank:
-                    rank = node.rank
+            if n_in == 1:
+                node = input_vars[0]._node
+                rank = node.rank
+                self.inputs = (node,)
+            elif n_in == 2:
+                node = input_vars[0]._node
+                node1 = input_vars[1]._node
+                rank = node.rank if node.rank > node1.rank else node1.rank
+                self.inputs = (node, node1)
+                node1 = None
+            else:
+                rank = 0
+                nodes = []
+                for i, x in enumerate(input_vars):
+                    if x is None:
+                        # (an array apply already accepted: no checks again)
+                        x = input_vars[i] = _of_output(in_data[i], False)
+                    node = x._node
+                    nodes.append(node)
+                    if node.rank > rank:
+                        rank = node.rank
+                self.inputs = tuple(nodes)
             self.rank = rank
-            self.inputs = tuple(nodes)
             # (the outputs' nodes, linked as set_creator_node links them)
             if len(ret) == 1:  # (the common case, without lists)
                 y = outputs[0]
@@ -395,13 +423,13 @@ class FunctionNode:
             _bf16.active()
         self._bf16_forward = mixed
         views = None
-        if cls.forward_intel64 is _no_intel64_route:
+        if numpy_only and self._route_choice is None:  # (the common case)
+            route = cls.forward_intel64 is not _no_intel64_route and \
+                self._choose_off_device(in_data, _checked_mode())
+        elif cls.forward_intel64 is _no_intel64_route:
             route = False
-        elif self._route_choice is not None:
-            route = self._take_route_choice(in_data)
-        elif numpy_only:
-            route = self._choose_off_device(in_data, _checked_mode())
-        elif on_device and cls.intel64_on_device is _default_on_device:
+        elif on_device and self._route_choice is None and \
+                cls.intel64_on_device is _default_on_device:
             # _choose_intel64 on device arrays, written out for its common
             # case (NumPy arrays and mdarrays only, the class's own device
             # rule): a small op pays this per call
