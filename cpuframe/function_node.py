@@ -403,11 +403,12 @@ class FunctionNode:
         dtype = config.dtype
         self._forward_dtype = dtype
         cls = type(self)
-        # (numpy_only: every input a NumPy array and the class's default
-        # device rule: the route choice is then _choose_off_device's)
-        numpy_only = cls.intel64_on_device is _default_on_device
+        # (numpy_only: every input a NumPy array and not on the device by
+        # the class's rule: the route choice is then _choose_off_device's)
+        default_rule = cls.intel64_on_device is _default_on_device
+        numpy_only = True
         on_device = False
-        if numpy_only:
+        if default_rule:
             tensor_type = intel64.mdarray
             for x in in_data:
                 t = type(x)
@@ -418,6 +419,13 @@ class FunctionNode:
                         break
         else:
             on_device = self.intel64_on_device(in_data)
+            if on_device:
+                numpy_only = False
+            else:
+                for x in in_data:
+                    if type(x) is not _ndarray:
+                        numpy_only = False
+                        break
         mixed = dtype is mixed_bf16 and bool(
             self.bf16_inputs or self.bf16_weights or self.bf16_outputs) and \
             _bf16.active()
@@ -428,8 +436,7 @@ class FunctionNode:
                 self._choose_off_device(in_data, _checked_mode())
         elif cls.forward_intel64 is _no_intel64_route:
             route = False
-        elif on_device and self._route_choice is None and \
-                cls.intel64_on_device is _default_on_device:
+        elif on_device and self._route_choice is None and default_rule:
             # _choose_intel64 on device arrays, written out for its common
             # case (NumPy arrays and mdarrays only, the class's own device
             # rule): a small op pays this per call

@@ -893,7 +893,7 @@ def _needed_functions(output_nodes, target_nodes, stop_nodes=()):
 
 
 # target input indexes of one- and two-input nodes (_backprop)
-_ONE, _SECOND, _BOTH = (0,), (1,), (0, 1)
+_ONE, _SECOND, _BOTH, _ALL3 = (0,), (1,), (0, 1), (0, 1, 2)
 
 
 def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
@@ -921,7 +921,7 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     heap = []
     queued = set()
     counter = itertools.count()
-    results = {}
+    results = None if target_nodes is None else {}
 
     for node, g in zip(output_nodes, output_grads):
         if g is not None:
@@ -933,23 +933,11 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
             heappush(heap, (-func.rank, next(counter), func))
     func = node = g = None
 
-    def take(node):
-        gs = grads.pop(node, None)
-        g = None if not gs else gs[0] if len(gs) == 1 else \
-            _add_grads(gs, enable_double_backprop)
-        if target_nodes is not None and node in target_nodes:
-            results[node] = g
-        if retain_grad and g is not None:
-            var = node.get_variable_or_none()
-            if var is not None:
-                var._grad_var = g
-        return g
-
     uses = None
     if on_leaf is not None and target_nodes is None:
         uses = _leaf_uses(output_nodes)
     # (no target to record, no gradient to keep: the engine takes a node's
-    # output gradient itself instead of calling take)
+    # output gradient itself instead of calling _take)
     plain_take = target_nodes is None and not retain_grad
     lazy = bool(getattr(config, 'lazy_grad_sum', False))
     # Nodes with ``backward_arrays`` compute on arrays where nothing records
@@ -982,12 +970,15 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                         _add_grads(gs, enable_double_backprop)
                     gs = None
                 else:
-                    g = take(node)
+                    g = _take(grads, node, target_nodes, results, retain_grad,
+                              enable_double_backprop)
                     if g is None:
                         continue
                 gys = (g,)
             else:
-                gys = [None if n is None else take(n)
+                gys = [None if n is None else
+                       _take(grads, n, target_nodes, results, retain_grad,
+                             enable_double_backprop)
                        for n in [ref() for ref in outputs]]
                 if all(g is None for g in gys):
                     continue
@@ -1009,6 +1000,9 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     else:
                         targets = _SECOND if inputs[1].requires_grad \
                             else ()
+                elif len(inputs) == 3 and inputs[0].requires_grad and \
+                        inputs[1].requires_grad and inputs[2].requires_grad:
+                    targets = _ALL3  # (a linear or convolution with bias)
                 else:
                     targets = tuple(i for i, node in enumerate(inputs)
                                     if node.requires_grad)
@@ -1035,27 +1029,37 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
             if func.accepts_donated_grads and not enable_double_backprop:
                 func._donated_grad_outputs = _donated(gys)
             grad_inputs = None
+            # (``backward_arrays`` alone: no hook, nothing recorded, and no
+            # gradient for backward_accumulate to add to)
+            arrays = arrays_ok and not hooks and \
+                type(func).backward_arrays is not None
             if type(func).backward_accumulate is not base_accumulate:
                 # The node adds the gradients its inputs already have (as
                 # Chainer's backward_accumulate): hand them over, once each.
                 grad_inputs = []
+                given = False
                 for i in targets:
                     gs = grads.pop(inputs[i], None)
-                    grad_inputs.append(
-                        None if not gs else
-                        _add_grads(gs, enable_double_backprop))
+                    if gs:
+                        given = True
+                        grad_inputs.append(
+                            _add_grads(gs, enable_double_backprop))
+                    else:
+                        grad_inputs.append(None)
                 gs = None
                 grad_inputs = tuple(grad_inputs)
-                if not enable_double_backprop:
-                    # The node may add its gradient into a sum only the
-                    # engine holds (FunctionNode.donated_grad_inputs).
-                    func._donated_grad_inputs = _donated(grad_inputs)
+                if given:
+                    arrays = False
+                    if not enable_double_backprop:
+                        # The node may add its gradient into a sum only the
+                        # engine holds (FunctionNode.donated_grad_inputs).
+                        func._donated_grad_inputs = _donated(grad_inputs)
+                elif arrays:
+                    grad_inputs = None
+                elif not enable_double_backprop:
+                    func._donated_grad_inputs = (False,) * len(targets)
             try:
-                if arrays_ok and not hooks and \
-                        type(func).backward_arrays is not None and (
-                            grad_inputs is None or
-                            all(g is None for g in grad_inputs)):
-                    # (no gradient to accumulate: ``backward`` alone)
+                if arrays:
                     gxs = func._call_backward(targets, gys, None, True)
                 else:
                     gxs = func._call_backward(targets, gys, grad_inputs)
@@ -1136,6 +1140,23 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
             leaf_grads[node] = gs[0] if len(gs) == 1 else \
                 _add_grads(gs, enable_double_backprop)
     return leaf_grads
+
+
+def _take(grads, node, target_nodes, results, retain_grad,
+          enable_double_backprop):
+    """The gradient of ``node`` (its contributions summed), out of
+    ``grads``; recorded in ``results`` for a target, kept on the variable
+    with ``retain_grad`` (_backprop)."""
+    gs = grads.pop(node, None)
+    g = None if not gs else gs[0] if len(gs) == 1 else \
+        _add_grads(gs, enable_double_backprop)
+    if target_nodes is not None and node in target_nodes:
+        results[node] = g
+    if retain_grad and g is not None:
+        var = node.get_variable_or_none()
+        if var is not None:
+            var._grad_var = g
+    return g
 
 
 # FunctionNode.backward_accumulate, looked up at the first backward
