@@ -17,6 +17,10 @@ see it. Two features rest on that, and both ask this module:
   ``Sequential`` passes its running value so that each layer sees it as
   such a temporary.
 
+The engine carries gradients as arrays where nothing records the backward
+(:func:`donated_arrays` asks then, counting the array's references alone)
+and as Variables otherwise (:func:`donated`).
+
 The contract, written once:
 
 1. "Nobody else can see it" is decided from reference counts
@@ -93,6 +97,36 @@ def donated(gys):
         n_var, n_array = _ref_counts(gys, i)
         flags.append(n_var <= refs[0] and n_array <= refs[1]
                      and owns_buffer(gys[i]._array))
+    return tuple(flags)
+
+
+def _array_ref_count(seq, i):
+    # The references to the array seq[i] as seen from here (a tuple or list
+    # holds it). The probe below counts the same way.
+    return sys.getrefcount(seq[i])
+
+
+_ENGINE_ARRAY_REFS = None
+
+
+def donated_arrays(seq):
+    """``donated`` for a tuple or list of gradient arrays (the engine's own
+    where nothing records the backward, ``variable._backprop``): per
+    array, whether only ``seq`` refers to it and it owns its buffer."""
+    global _ENGINE_ARRAY_REFS
+    refs = _ENGINE_ARRAY_REFS
+    if refs is None:
+        probe = (numpy.empty(1, numpy.float32),)
+        refs = _ENGINE_ARRAY_REFS = _array_ref_count(probe, 0)
+    flags = []
+    for i in range(len(seq)):
+        a = seq[i]
+        if a is None:
+            flags.append(False)
+            continue
+        a = None
+        flags.append(_array_ref_count(seq, i) <= refs and
+                     owns_buffer(seq[i]))
     return tuple(flags)
 
 

@@ -778,8 +778,8 @@ class FunctionNode:
     def _call_backward(self, targets, grad_outputs, grad_inputs=None,
                        arrays=False):
         """The gradients of the inputs at ``targets`` (Variables or None),
-        shapes checked; through ``backward_arrays`` with ``arrays`` (the
-        engine asks only where that may run)."""
+        shapes checked; with ``arrays`` (the engine asks only where that may
+        run) through ``backward_arrays``, gradients in and out as arrays."""
         fdt = self._forward_dtype
         if fdt is not None and fdt is not config.dtype and (
                 fdt is mixed_bf16 or config.dtype is mixed_bf16):
@@ -814,26 +814,26 @@ class FunctionNode:
         return outputs
 
     def _call_backward_arrays_now(self, targets, grad_outputs):
-        # falls back to ``backward`` when backward_arrays declines; the
-        # gradients are checked and wrapped as _checked_gradients does
-        # (written out here: the engine's per-node path)
-        if len(grad_outputs) == 1:
-            gxs = self.backward_arrays(targets, (grad_outputs[0]._array,))
-        else:
-            gxs = self.backward_arrays(
-                targets, tuple([g._array for g in grad_outputs]))
+        """``backward_arrays`` on the arrays ``grad_outputs``: the input
+        gradients at ``targets`` as a list of arrays (or None), shapes
+        checked; through ``backward`` on Variables when backward_arrays
+        declines."""
+        gxs = self.backward_arrays(targets, grad_outputs)
         if gxs is NotImplemented:
-            return self._call_backward_now(targets, grad_outputs, None)
+            gxs = self._call_backward_now(
+                targets, tuple([_of_output(g, False) for g in grad_outputs]),
+                None)
+            return [None if gx is None else gx._array for gx in gxs]
         if len(gxs) != len(targets):
             raise ValueError(
                 '{}.backward_arrays: expected {} gradients (one per target '
                 'input), got {}'.format(self.label, len(targets), len(gxs)))
         inputs = self.inputs
-        ret = []
+        ret = list(gxs)
+        gxs = None
         for k in range(len(targets)):
-            gx = gxs[k]
+            gx = ret[k]
             if gx is None:
-                ret.append(None)
                 continue
             gshape = gx.shape
             shape = inputs[targets[k]].shape
@@ -843,8 +843,7 @@ class FunctionNode:
                     '{}.backward: the gradient of input {} has shape {}, '
                     'expected {}'.format(self.label, targets[k], gshape,
                                          shape))
-            ret.append(_of_output(gx, False))
-        gxs = gx = None
+        gx = None
         if config.debug:
             _check_nan(ret, 'the backward computation of ' + self.label)
         return ret

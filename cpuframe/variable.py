@@ -16,7 +16,7 @@ import weakref
 import numpy
 
 from cpuframe import _temporaries, backend, function_hook
-from cpuframe.configuration import config, using_config
+from cpuframe.configuration import config, mixed_bf16, using_config
 
 
 class _BackwardState(threading.local):
@@ -909,6 +909,15 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     use of the leaf has contributed (see ``final_leaf_gradients``).
     ``stop_nodes`` (with ``target_nodes``): nodes whose creators are not
     visited (a subgraph's inputs: ``StaticScheduleFunction``).
+    Gradients come in and go out as Variables.
+
+    Inside, where nothing records the backward (``arrays``: no double
+    backprop), the engine carries the gradients as arrays and nodes with
+    ``backward_arrays`` compute on them: a Variable is made only for what
+    leaves the engine (a leaf's, a target's or a retained gradient) and for
+    the nodes that run ``backward`` (hooks, no ``backward_arrays``, a
+    gradient to accumulate). With double backprop every gradient is a
+    Variable and every node runs ``backward``, recorded.
     """
     base_accumulate = _base_accumulate[0]
     if base_accumulate is None:
@@ -917,14 +926,24 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     needed = None if target_nodes is None else \
         _needed_functions(output_nodes, target_nodes, stop_nodes or ())
     heappop, heappush = heapq.heappop, heapq.heappush
+    # Nodes with ``backward_arrays`` compute on arrays where nothing records
+    # the backward (see FunctionNode.backward_arrays).
+    arrays = not enable_double_backprop and backward_arrays_enabled[0]
+    # gradient values, per node: arrays (``arrays``) or Variables
     grads = {}
     heap = []
     queued = set()
     counter = itertools.count()
     results = None if target_nodes is None else {}
+    # (arrays: the seed Variables, so that a gradient that leaves the engine
+    # as it came in is the Variable given, as with Variables throughout)
+    seeds = {} if arrays else None
 
     for node, g in zip(output_nodes, output_grads):
         if g is not None:
+            if arrays:
+                seeds[node] = g
+                g = g._array
             grads.setdefault(node, []).append(g)
         func = node.creator_node
         if func is not None and func not in queued and (
@@ -932,6 +951,7 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
             queued.add(func)
             heappush(heap, (-func.rank, next(counter), func))
     func = node = g = None
+    sum_ = _add_grad_arrays if arrays else _add_grads
 
     uses = None
     if on_leaf is not None and target_nodes is None:
@@ -940,11 +960,9 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     # output gradient itself instead of calling _take)
     plain_take = target_nodes is None and not retain_grad
     lazy = bool(getattr(config, 'lazy_grad_sum', False))
-    # Nodes with ``backward_arrays`` compute on arrays where nothing records
-    # the backward (see FunctionNode.backward_arrays).
-    arrays_ok = not enable_double_backprop and backward_arrays_enabled[0]
     # The global hooks are read once; a node's own hooks at the node.
     global_hooks = function_hook._global.hooks
+    dtype = config.dtype
     was_untracked = backward_state.untracked
     # Gradient ops of a backward nothing differentiates again skip their
     # type checks (backward_state); the flag is restored for nested calls.
@@ -967,24 +985,24 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     if not gs:
                         continue
                     g = gs[0] if len(gs) == 1 else \
-                        _add_grads(gs, enable_double_backprop)
+                        sum_(gs, enable_double_backprop)
                     gs = None
                 else:
                     g = _take(grads, node, target_nodes, results, retain_grad,
-                              enable_double_backprop)
+                              enable_double_backprop, seeds)
                     if g is None:
                         continue
                 gys = (g,)
             else:
                 gys = [None if n is None else
                        _take(grads, n, target_nodes, results, retain_grad,
-                             enable_double_backprop)
+                             enable_double_backprop, seeds)
                        for n in [ref() for ref in outputs]]
                 if all(g is None for g in gys):
                     continue
                 gys = tuple(
-                    g if g is not None else Variable(
-                        func._zero_output(i), requires_grad=False)
+                    g if g is not None else func._zero_output(i) if arrays
+                    else Variable(func._zero_output(i), requires_grad=False)
                     for i, g in enumerate(gys))
             # (from here on only ``gys`` holds the output gradients: see
             # _temporaries.donated)
@@ -1016,6 +1034,37 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                 continue
             hooks = func._function_hooks() if global_hooks or \
                 func._local_function_hooks else ()
+            cls = type(func)
+            # (``backward_arrays`` on the arrays: no hook, nothing
+            # recorded, and no gradient for backward_accumulate to add to)
+            on_arrays = arrays and not hooks and \
+                cls.backward_arrays is not None
+            grad_inputs = None
+            if cls.backward_accumulate is not base_accumulate:
+                # The node adds the gradients its inputs already have (as
+                # Chainer's backward_accumulate): hand them over, once each.
+                grad_inputs = []
+                given = False
+                for i in targets:
+                    gs = grads.pop(inputs[i], None)
+                    if gs:
+                        given = True
+                        g = sum_(gs, enable_double_backprop)
+                        gs = None
+                        grad_inputs.append(_of_output(g, False) if arrays
+                                           else g)
+                        g = None
+                    else:
+                        grad_inputs.append(None)
+                grad_inputs = tuple(grad_inputs)
+                if given:
+                    on_arrays = False
+                elif on_arrays:
+                    grad_inputs = None
+            if arrays and not on_arrays:
+                # (a node running ``backward`` takes Variables: the arrays
+                # are held by them alone from here on)
+                gys = tuple([_of_output(g, False) for g in gys])
             if hooks:
                 # Built before _donated: a hook that sees the gradients
                 # keeps them from being overwritten in place (unless no
@@ -1026,41 +1075,22 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     hook.backward_preprocess(func, in_data, out_grad)
                 if not any(h.holds_backward_arrays for h in hooks):
                     in_data = out_grad = None
-            if func.accepts_donated_grads and not enable_double_backprop:
-                func._donated_grad_outputs = _donated(gys)
-            grad_inputs = None
-            # (``backward_arrays`` alone: no hook, nothing recorded, and no
-            # gradient for backward_accumulate to add to)
-            arrays = arrays_ok and not hooks and \
-                type(func).backward_arrays is not None
-            if type(func).backward_accumulate is not base_accumulate:
-                # The node adds the gradients its inputs already have (as
-                # Chainer's backward_accumulate): hand them over, once each.
-                grad_inputs = []
-                given = False
-                for i in targets:
-                    gs = grads.pop(inputs[i], None)
-                    if gs:
-                        given = True
-                        grad_inputs.append(
-                            _add_grads(gs, enable_double_backprop))
-                    else:
-                        grad_inputs.append(None)
-                gs = None
-                grad_inputs = tuple(grad_inputs)
-                if given:
-                    arrays = False
-                    if not enable_double_backprop:
-                        # The node may add its gradient into a sum only the
-                        # engine holds (FunctionNode.donated_grad_inputs).
-                        func._donated_grad_inputs = _donated(grad_inputs)
-                elif arrays:
-                    grad_inputs = None
-                elif not enable_double_backprop:
-                    func._donated_grad_inputs = (False,) * len(targets)
+            if not enable_double_backprop:
+                if func.accepts_donated_grads:
+                    func._donated_grad_outputs = _donated_arrays(gys) \
+                        if on_arrays else _donated(gys)
+                if grad_inputs is not None:
+                    # The node may add its gradient into a sum only the
+                    # engine holds (FunctionNode.donated_grad_inputs).
+                    func._donated_grad_inputs = _donated(grad_inputs)
             try:
-                if arrays:
-                    gxs = func._call_backward(targets, gys, None, True)
+                if on_arrays:
+                    fdt = func._forward_dtype
+                    if fdt is None or fdt is dtype or (
+                            fdt is not mixed_bf16 and dtype is not mixed_bf16):
+                        gxs = func._call_backward_arrays_now(targets, gys)
+                    else:
+                        gxs = func._call_backward(targets, gys, None, True)
                 else:
                     gxs = func._call_backward(targets, gys, grad_inputs)
             finally:
@@ -1078,7 +1108,9 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
             # that consumes it (each new gradient is taken out of ``gxs``
             # before it joins a sum, so that the list alone holds it).
             gys = grad_inputs = None
-            if type(gxs) is not list:
+            if arrays and not on_arrays:
+                gxs = [None if gx is None else gx._array for gx in gxs]
+            elif type(gxs) is not list:
                 gxs = list(gxs)
             for k in range(len(targets)):
                 gx = gxs[k]
@@ -1101,7 +1133,7 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     # stepwise softmax and embedding).
                     pending.append(gx)
                     gx = None
-                    grads[node] = [_add_grads(pending, enable_double_backprop)]
+                    grads[node] = [sum_(pending, enable_double_backprop)]
                 pending = None
                 creator = node.creator_node
                 if creator is not None:
@@ -1115,9 +1147,11 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     uses[node] = left
                     if left == 0:
                         gs = grads.pop(node)
-                        on_leaf(node, gs[0] if len(gs) == 1 else
-                                _add_grads(gs, enable_double_backprop))
+                        g = gs[0] if len(gs) == 1 else \
+                            sum_(gs, enable_double_backprop)
                         gs = None
+                        on_leaf(node, _as_variable(g, node, seeds))
+                        g = None
             gxs = None
 
     finally:
@@ -1131,32 +1165,77 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
         for node in target_nodes:
             if node not in results:
                 gs = grads.get(node)
-                results[node] = None if not gs else \
-                    _add_grads(gs, enable_double_backprop)
+                g = None if not gs else sum_(gs, enable_double_backprop)
+                results[node] = _as_variable(g, node, seeds)
         return results
     leaf_grads = {}
     for node, gs in grads.items():
         if gs:
-            leaf_grads[node] = gs[0] if len(gs) == 1 else \
-                _add_grads(gs, enable_double_backprop)
+            g = gs[0] if len(gs) == 1 else sum_(gs, enable_double_backprop)
+            leaf_grads[node] = _as_variable(g, node, seeds)
     return leaf_grads
 
 
 def _take(grads, node, target_nodes, results, retain_grad,
-          enable_double_backprop):
+          enable_double_backprop, seeds):
     """The gradient of ``node`` (its contributions summed), out of
     ``grads``; recorded in ``results`` for a target, kept on the variable
-    with ``retain_grad`` (_backprop)."""
+    with ``retain_grad`` (as Variables; ``seeds``: see _backprop)."""
     gs = grads.pop(node, None)
-    g = None if not gs else gs[0] if len(gs) == 1 else \
-        _add_grads(gs, enable_double_backprop)
+    if not gs:
+        g = None
+    elif len(gs) == 1:
+        g = gs[0]
+    else:
+        g = _add_grad_arrays(gs) if seeds is not None else \
+            _add_grads(gs, enable_double_backprop)
+    gs = None
+    if g is None:
+        return None
+    var = None
     if target_nodes is not None and node in target_nodes:
-        results[node] = g
-    if retain_grad and g is not None:
-        var = node.get_variable_or_none()
-        if var is not None:
-            var._grad_var = g
+        var = results[node] = _as_variable(g, node, seeds)
+    if retain_grad:
+        held = node.get_variable_or_none()
+        if held is not None:
+            if var is None:
+                var = _as_variable(g, node, seeds)
+            held._grad_var = var
     return g
+
+
+def _as_variable(g, node, seeds):
+    """A gradient leaving the engine, as a Variable: ``g`` itself without
+    ``seeds`` (the engine carried Variables), else the seed Variable given
+    for ``node`` when ``g`` is its array unchanged, else a new one."""
+    if seeds is None or g is None:
+        return g
+    seed = seeds.get(node) if seeds else None
+    if seed is not None and seed._array is g:
+        return seed
+    return _of_output(g, False)
+
+
+def _add_grad_arrays(arrays, enable_double_backprop=False):
+    """``_add_grads`` on gradient arrays (the engine's, where nothing is
+    recorded): their sum, into one of them where only the engine holds it
+    (``_temporaries.donated_arrays``)."""
+    if len(arrays) == 1:
+        return arrays[0]
+    # (asked before this frame holds any of them)
+    donated = _donated_arrays(arrays)
+    first = arrays[0]
+    for a in arrays:
+        if a.shape != first.shape or a.dtype != first.dtype:
+            break
+    else:
+        first = a = None
+        node = _module('cpuframe.functions.math.basic_math').MultiAdd(donated)
+        if not node._function_hooks():
+            return node._compute(tuple(arrays))[0]
+    first = a = None
+    # (broadcast shapes, or a hook to see the sum: as Variables)
+    return _add_grads([_of_output(a, False) for a in arrays], False)._array
 
 
 # FunctionNode.backward_accumulate, looked up at the first backward
@@ -1168,6 +1247,8 @@ _MISSING = object()
 # Gradient donation's rule lives in cpuframe/_temporaries.py; the engine
 # asks it through these names.
 _donated = _temporaries.donated
+_donated_arrays = _temporaries.donated_arrays
+_of_output = Variable._of_output
 _ref_counts = _temporaries._ref_counts
 _ENGINE_REFS = _temporaries.engine_refs()
 

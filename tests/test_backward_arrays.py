@@ -325,3 +325,113 @@ def test_not_implemented_falls_back_to_backward():
     y.grad = numpy.ones((3, 4), numpy.float32)
     y.backward()
     numpy.testing.assert_array_equal(x.grad, (x.array > 0).astype('f'))
+
+
+# -- the walk carries arrays (no double backprop) -----------------------------
+# A Variable is made only for what leaves the walk; these compare it with
+# the walk that carries Variables throughout (backward_arrays_enabled off).
+
+def _both_walks(run, monkeypatch):
+    first = run()
+    variable.backward_arrays_enabled[0] = False
+    try:
+        second = run()
+    finally:
+        variable.backward_arrays_enabled[0] = True
+    return first, second
+
+
+def _same_arrays(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        if x is None or y is None:
+            assert x is None and y is None
+        else:
+            numpy.testing.assert_array_equal(numpy.asarray(x),
+                                             numpy.asarray(y))
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_retained_gradients_are_kept_and_not_overwritten(device, monkeypatch):
+    # relu writes its input gradient over its output gradient where only
+    # the walk holds it; a gradient kept by retain_grad is held by its
+    # Variable, so it must keep its value
+    def run():
+        x = Variable(_dev(_arr(4, 6), device))
+        h1 = x * 3.0
+        h2 = F.relu(h1)
+        h3 = F.relu(h2 - 0.5)
+        y = F.sum(h3 * h3)
+        y.backward(retain_grad=True)
+        return [v.grad.copy() if isinstance(v.grad, numpy.ndarray)
+                else numpy.asarray(v.grad) for v in (x, h1, h2, h3, y)]
+    first, second = _both_walks(run, monkeypatch)
+    _same_arrays(first, second)
+    h3 = None
+    # h3's gradient is 2 * h3, h2's the masked h3 gradient: not overwritten
+    x = _arr(4, 6)
+    h3 = numpy.maximum(numpy.maximum(x * 3.0, 0) - 0.5, 0)
+    numpy.testing.assert_allclose(first[3], 2 * h3, rtol=1e-6)
+    numpy.testing.assert_allclose(first[2], 2 * h3 * (h3 > 0), rtol=1e-6)
+
+
+def _dev(a, device):
+    return intel64.from_numpy(a) if device == '@intel64' else a
+
+
+def test_grad_targets_and_seeds_leave_as_variables(monkeypatch):
+    def run():
+        def v(value):
+            return Variable(numpy.array(value, numpy.float32))
+        x1 = v(0.5)
+        x2 = (x1 + x1) * 1.0
+        y = (x2 + x2) * 1.0
+        gx1, gx2 = cpuframe.grad([y], [x1, x2], [v(1.)], [v(1000.), v(100.)])
+        assert isinstance(gx1, Variable) and isinstance(gx2, Variable)
+        return [gx1.array, gx2.array]
+    first, second = _both_walks(run, monkeypatch)
+    _same_arrays(first, second)
+    assert float(first[0]) == 1204.0 and float(first[1]) == 102.0
+
+
+def test_a_node_with_a_hook_inside_the_walk(monkeypatch):
+    # one node's own hook: that node runs backward on Variables, the rest
+    # on arrays; the gradients are the same as with Variables throughout
+    class Seen(FunctionHook):
+        name = 'Seen'
+
+        def __init__(self):
+            self.grads = []
+
+        def backward_preprocess(self, function, in_data, out_grad):
+            self.grads.append([numpy.array(g) for g in out_grad])
+
+    def run():
+        x = Variable(_arr(3, 4, special=True))
+        h = F.tanh(x * 2.0)
+        z = F.relu(h) + h
+        hook = Seen()
+        z.creator.add_hook(hook)
+        y = F.sum(F.relu(z) * z)
+        y.backward()
+        return [x.grad] + hook.grads[0]
+    first, second = _both_walks(run, monkeypatch)
+    _same_arrays(first, second)
+
+
+def test_final_leaf_gradients_with_arrays(monkeypatch):
+    from cpuframe.variable import final_leaf_gradients
+
+    def run():
+        w = cpuframe.Parameter(_arr(4, 5, seed=8))
+        x = _arr(3, 5)
+        got = []
+        with final_leaf_gradients(lambda v: got.append(
+                (v.name, numpy.array(v.grad)))):
+            w.name = 'w'
+            y = F.sum(F.linear(x, w) * F.linear(x * 2.0, w))
+            y.backward()
+        assert len(got) == 1 and isinstance(w.grad_var, Variable)
+        return [got[0][1], w.grad]
+    first, second = _both_walks(run, monkeypatch)
+    _same_arrays(first, second)

@@ -170,6 +170,23 @@ def test_engine_reference_probe_is_sane():
     assert variable._donated(gys) == (False,)
 
 
+def test_engine_array_probe_is_sane():
+    # the engine's arrays (no double backprop): an array only the tuple or
+    # list holds is donated; a view, a second holder or a broadcast is not
+    seq = [numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float32)]
+    assert variable._donated_arrays(seq) == (True, True)
+    held = seq[1]
+    assert variable._donated_arrays(seq) == (True, False)
+    del held
+    seq.append(seq[0])                       # one array twice
+    assert variable._donated_arrays(seq) == (False, True, False)
+    view = (numpy.zeros((2, 3), numpy.float32)[0],)
+    assert variable._donated_arrays(view) == (False,)
+    readonly = (numpy.broadcast_to(numpy.float32(1), (3,)),)
+    assert variable._donated_arrays(readonly) == (False,)
+    assert variable._donated_arrays((None,)) == (False,)
+
+
 def test_native_relu_grad_overwrites_only_an_exclusive_buffer():
     if not intel64.is_ideep_available():
         pytest.skip('native module not available')
@@ -272,6 +289,7 @@ def test_gradient_sum_accumulates_into_a_donated_gradient(device, monkeypatch):
         with pytest.MonkeyPatch.context() as mp:
             if not donate:
                 mp.setattr(variable, '_donated', lambda gs: None)
+                mp.setattr(variable, '_donated_arrays', lambda gs: None)
             loss = F.sum(F.relu(h * 2.0) + F.relu(h * 3.0))
             loss.backward()
         results.append(numpy.asarray(xv.grad))

@@ -96,7 +96,7 @@ class Intel64Device(Device):
             if plan is None:
                 return False
         if isinstance(grad, numpy.ndarray):
-            if grad.shape != data.shape or grad.dtype != numpy.float32:
+            if grad.shape != plan.shape or grad.dtype != numpy.float32:
                 return False
             if plan.plain:
                 # (a gradient the NumPy path computed): read in NumPy order
@@ -140,7 +140,7 @@ class _Plan:
     from (the arrays and their buffer addresses, checked per update)."""
 
     __slots__ = ('data', 'tensors', 'ptrs', 'kept', 'n_state', 'data_view',
-                 'views', 'items', 'padded', 'plain')
+                 'views', 'items', 'padded', 'plain', 'shape')
 
     @classmethod
     def make(cls, data, state):
@@ -169,6 +169,7 @@ class _Plan:
         plan.items = tuple(plan.views.items())
         plan.padded = tuple(t for t in plan.tensors if t.has_padding)
         plan.plain = data.is_plain
+        plan.shape = tuple(data.shape)   # (an mdarray's shape never changes)
         return plan
 
     def holds(self, data, state):
