@@ -206,20 +206,31 @@ class FunctionNode:
         # graph is recorded), their arrays, and whether one needs a gradient
         tensor_type = intel64.mdarray
         n_in = len(inputs)
-        # (one or two Variables, the common cases, without lists: then
-        # input_vars holds no None)
-        if n_in == 1 and type(inputs[0]) is Variable:
-            x = inputs[0]
-            input_vars = (x,)
-            in_data = (x._array,)
-            requires_grad = x._requires_grad
-        elif n_in == 2 and type(inputs[0]) is Variable and \
-                type(inputs[1]) is Variable:
+        # (one or two Variables, or one array, the common cases, without
+        # lists: n_in then says how many Variables input_vars holds)
+        x = inputs[0] if n_in else None
+        t = type(x)
+        if n_in == 1:
+            if t is Variable:
+                input_vars = (x,)
+                in_data = (x._array,)
+                requires_grad = x._requires_grad
+            elif t is _ndarray or t is tensor_type:
+                # (a constant, wrapped only if the graph is recorded)
+                n_in = 0
+                input_vars = [None]
+                in_data = (x,)
+                requires_grad = False
+            else:
+                n_in = -1
+        elif n_in == 2 and t is Variable and type(inputs[1]) is Variable:
             input_vars = x, x1 = inputs[0], inputs[1]
             in_data = (x._array, x1._array)
             requires_grad = x._requires_grad or x1._requires_grad
             x1 = None
         else:
+            n_in = -1
+        if n_in < 0:
             n_in = 0
             input_vars = []
             in_data = []
@@ -405,8 +416,8 @@ class FunctionNode:
         cls = type(self)
         # (numpy_only: every input a NumPy array and not on the device by
         # the class's rule: the route choice is then _choose_off_device's)
-        default_rule = cls.intel64_on_device is _default_on_device
-        numpy_only = True
+        numpy_only = default_rule = \
+            cls.intel64_on_device is _default_on_device
         on_device = False
         if default_rule:
             tensor_type = intel64.mdarray
@@ -419,9 +430,8 @@ class FunctionNode:
                         break
         else:
             on_device = self.intel64_on_device(in_data)
-            if on_device:
-                numpy_only = False
-            else:
+            if not on_device:
+                numpy_only = True
                 for x in in_data:
                     if type(x) is not _ndarray:
                         numpy_only = False
@@ -432,8 +442,13 @@ class FunctionNode:
         self._bf16_forward = mixed
         views = None
         if numpy_only and self._route_choice is None:  # (the common case)
-            route = cls.forward_intel64 is not _no_intel64_route and \
-                self._choose_off_device(in_data, _checked_mode())
+            if cls.forward_intel64 is _no_intel64_route or \
+                    not self._choose_off_device(in_data, _checked_mode()):
+                if not mixed:
+                    return self.forward(in_data)
+                return _bf16.round_outputs(
+                    self, self.forward(_bf16.round_inputs(self, in_data)))
+            route = True
         elif cls.forward_intel64 is _no_intel64_route:
             route = False
         elif on_device and self._route_choice is None and default_rule:
