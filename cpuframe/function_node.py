@@ -441,16 +441,10 @@ class FunctionNode:
             _bf16.active()
         self._bf16_forward = mixed
         views = None
-        if numpy_only and self._route_choice is None:  # (the common case)
-            if cls.forward_intel64 is _no_intel64_route or \
-                    not self._choose_off_device(in_data, _checked_mode()):
-                if not mixed:
-                    return self.forward(in_data)
-                return _bf16.round_outputs(
-                    self, self.forward(_bf16.round_inputs(self, in_data)))
-            route = True
-        elif cls.forward_intel64 is _no_intel64_route:
-            route = False
+        if cls.forward_intel64 is _no_intel64_route:
+            route = None    # (no route to choose)
+        elif numpy_only and self._route_choice is None:  # (the common case)
+            route = self._choose_off_device(in_data, _checked_mode())
         elif on_device and self._route_choice is None and default_rule:
             # _choose_intel64 on device arrays, written out for its common
             # case (NumPy arrays and mdarrays only, the class's own device
@@ -474,6 +468,8 @@ class FunctionNode:
                     route = bool(self.intel64_supports(in_data))
         else:
             route = self._take_route_choice(in_data)
+        if _route_watch[0] is not None and route is not None:
+            _route_watch[0](self, bool(route))
         if route:
             if mixed:
                 in_data = _bf16.to_bf16_inputs(self, in_data)
@@ -974,6 +970,10 @@ def _checked_mode():
 # a bounded set, emptied when full (a model has a few dozen).
 _checked_signatures = {}
 _CHECKED_SIGNATURES_MAX = 4096
+
+#: ``[fn]``: ``fn(node, chosen)`` is told every route choice ``apply``
+#: makes (a diagnostic: the convnet harness counts the routes taken)
+_route_watch = [None]
 
 _no_intel64_route = FunctionNode.forward_intel64
 _default_on_device = FunctionNode.intel64_on_device

@@ -117,3 +117,49 @@ def test_auto_threshold_is_the_boundary(op):
 def test_auto_threshold_of_an_unknown_op_is_an_error():
     with pytest.raises(KeyError):
         intel64.auto_profitable('no_such_op', 10)
+
+
+class _Watch:
+    def __init__(self):
+        self.seen = []
+
+    def __call__(self, node, chosen):
+        self.seen.append((type(node).__name__, chosen))
+
+    def __enter__(self):
+        from cpuframe import function_node
+        self._previous = function_node._route_watch[0]
+        function_node._route_watch[0] = self
+        return self
+
+    def __exit__(self, *exc):
+        from cpuframe import function_node
+        function_node._route_watch[0] = self._previous
+
+
+@needs_native
+@pytest.mark.parametrize('mode', ['never', 'auto', 'always'])
+def test_route_watch_sees_every_choice(mode):
+    # the diagnostic the harnesses count routes with: one report per op
+    # that has a route, on NumPy inputs, device inputs and a composite
+    # route asked beforehand, with the choice apply acted on
+    big = numpy.ones((64, 1024), numpy.float32)
+    small = numpy.ones((2, 3), numpy.float32)
+    with using_config('use_ideep', mode), _Watch() as watch:
+        Double().apply((small,))
+        Double().apply((intel64.from_numpy(small),))
+        y = Variable(intel64.from_numpy(big))
+        cpuframe.functions.relu(y)
+        node = Double()
+        chosen = node.choose_intel64((small,))
+        out, = node.apply((small,))
+        cpuframe.functions.sin(Variable(small))     # no route: not reported
+    names = [name for name, _ in watch.seen]
+    assert names == ['Double', 'Double', 'ReLU', 'Double']
+    assert watch.seen[3][1] == chosen
+    if mode == 'never':
+        # device arrays keep their route under 'never' (as documented)
+        assert watch.seen[0][1] is False and watch.seen[1][1] is True
+    if mode == 'always':
+        assert all(c for _, c in watch.seen)
+    numpy.testing.assert_array_equal(numpy.asarray(out.array), small * 2)

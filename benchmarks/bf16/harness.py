@@ -1,8 +1,9 @@
 """What the convnet and RNN harnesses share for their bfloat16 paths
 (``intel64_bf16``, ``torch_bf16``): the mode's specifier and support reports,
 the count of op outputs by storage dtype, and marking the weights written
-once per iteration; and ``one_line`` for the workers' error reports. Loaded
-by path from ``benchmarks/*/run.py``."""
+once per iteration; ``count_routes`` (which route each op call took) and
+``one_line`` for the workers' error reports. Loaded by path from
+``benchmarks/*/run.py``."""
 from pathlib import Path
 
 
@@ -95,6 +96,32 @@ def count_storage(runner):
 
     def restore():
         FunctionNode.apply = original
+    return restore
+
+
+def count_routes(runner):
+    """Count, per op, how often the intel64 and the NumPy route were taken.
+
+    Watches the route choice every ``apply`` makes
+    (``function_node._route_watch``) for one iteration; sets
+    ``runner.routes = {label: {'intel64': n, 'numpy': n}}`` and returns the
+    function that stops watching.
+    """
+    from cpuframe import function_node
+    watch = getattr(function_node, '_route_watch', None)
+    if watch is None:
+        return None
+    counts = runner.routes = {}
+
+    def seen(node, chosen):
+        entry = counts.setdefault(node.label, {'intel64': 0, 'numpy': 0})
+        entry['intel64' if chosen else 'numpy'] += 1
+
+    previous = watch[0]
+    watch[0] = seen
+
+    def restore():
+        watch[0] = previous
     return restore
 
 

@@ -151,7 +151,7 @@ class _CpuframeRunner:
     def step(self, count_routes=False):
         self.model.cleargrads()
         bf16h.touch_weights(self.model)  # as after an update
-        restore = _count_routes(self) if count_routes else None
+        restore = bf16h.count_routes(self) if count_routes else None
         if count_routes and self.path in INTEL64_PATHS:
             restore = bf16h.chain(restore, bf16h.count_storage(self))
         try:
@@ -210,31 +210,6 @@ def _native_info(native):
             except Exception as e:  # noqa: BLE001 - informational only
                 info[key] = 'error: {}'.format(e)
     return info
-
-
-def _count_routes(runner):
-    """Count, per op, how often the intel64 and the NumPy route were taken.
-
-    Wraps ``FunctionNode._choose_intel64`` (the one place where the route is
-    chosen) for one iteration; returns the function that unwraps it.
-    """
-    from cpuframe.function_node import FunctionNode
-    original = FunctionNode.__dict__.get('_choose_intel64')
-    if original is None:
-        return None
-    counts = runner.routes = {}
-
-    def choose(self, inputs):
-        chosen = original(self, inputs)
-        entry = counts.setdefault(self.label, {'intel64': 0, 'numpy': 0})
-        entry['intel64' if chosen else 'numpy'] += 1
-        return chosen
-
-    FunctionNode._choose_intel64 = choose
-
-    def restore():
-        FunctionNode._choose_intel64 = original
-    return restore
 
 
 class _TorchRunner:

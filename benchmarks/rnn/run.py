@@ -127,7 +127,7 @@ class _CpuframeRunner:
         return int(self.native.primitive_cache_stats()['creations'])
 
     def step(self, count_routes=False):
-        restore = _count_routes(self) if count_routes else None
+        restore = bf16h.count_routes(self) if count_routes else None
         if count_routes and self.path in INTEL64_PATHS:
             restore = bf16h.chain(restore, bf16h.count_storage(self))
         try:
@@ -161,27 +161,6 @@ class _CpuframeRunner:
                 out['primitive_creations_timed'] = \
                     creations - self.creations_timed
         return out
-
-
-def _count_routes(runner):
-    """Count per op how often each route ran (wraps _choose_intel64)."""
-    from cpuframe.function_node import FunctionNode
-    original = FunctionNode.__dict__.get('_choose_intel64')
-    if original is None:
-        return None
-    counts = runner.routes = {}
-
-    def choose(self, inputs):
-        chosen = original(self, inputs)
-        entry = counts.setdefault(self.label, {'intel64': 0, 'numpy': 0})
-        entry['intel64' if chosen else 'numpy'] += 1
-        return chosen
-
-    FunctionNode._choose_intel64 = choose
-
-    def restore():
-        FunctionNode._choose_intel64 = original
-    return restore
 
 
 class _TorchRunner:
