@@ -440,15 +440,14 @@ class FunctionNode:
             self.bf16_inputs or self.bf16_weights or self.bf16_outputs) and \
             _bf16.active()
         self._bf16_forward = mixed
-        views = None
         if cls.forward_intel64 is _no_intel64_route:
             route = None    # (no route to choose)
         elif numpy_only and self._route_choice is None:  # (the common case)
             route = self._choose_off_device(in_data, _checked_mode())
         elif on_device and self._route_choice is None and default_rule:
-            # _choose_intel64 on device arrays, written out for its common
-            # case (NumPy arrays and mdarrays only, the class's own device
-            # rule): a small op pays this per call
+            # _choose_intel64 on device arrays for its common case (NumPy
+            # arrays and mdarrays only, the class's own device rule): a small
+            # op pays this per call
             tensor_type = intel64.mdarray
             for x in in_data:
                 t = type(x)
@@ -456,16 +455,7 @@ class FunctionNode:
                     route = self._choose_intel64(in_data)
                     break
             else:
-                if _checked_mode() == 'auto':
-                    route = self._wants_route_on_device(in_data)
-                    if route is True:
-                        route = bool(self.intel64_supports(in_data))
-                    elif route is not False:
-                        # (the inputs' NumPy views, read by the size rule)
-                        views = route
-                        route = False
-                else:
-                    route = bool(self.intel64_supports(in_data))
+                route = self._choose_on_device(in_data, _checked_mode())
         else:
             route = self._take_route_choice(in_data)
         if _route_watch[0] is not None and route is not None:
@@ -478,16 +468,13 @@ class FunctionNode:
                 outputs = tuple(intel64.to_numpy(y) for y in outputs)
             return outputs
         if on_device:
-            if views is not None:
-                in_data = views
+            plain = self._plain_inputs
+            if plain is not None and plain[0] is in_data:
+                # (read by the route choice just now)
+                in_data = plain[1]
             else:
-                plain = self._plain_inputs
-                if plain is not None and plain[0] is in_data:
-                    # (read by the route choice just now)
-                    in_data = plain[1]
-                else:
-                    in_data = _plain_arrays(in_data)
-                self._plain_inputs = None
+                in_data = _plain_arrays(in_data)
+            self._plain_inputs = None
         if not mixed:
             return self.forward(in_data)
         return _bf16.round_outputs(
@@ -575,12 +562,8 @@ class FunctionNode:
         these arrays, except under 'auto' when ``_wants_route_on_device``
         declines first (a size rule: ``intel64_supports`` may read every
         value)."""
-        if mode == 'auto':
-            wants = self._wants_route_on_device(inputs)
-            if wants is not True:
-                if wants is not False:
-                    self._plain_inputs = (inputs, wants)
-                return False
+        if mode == 'auto' and not self._wants_route_on_device(inputs):
+            return False
         return bool(self.intel64_supports(inputs))
 
     def _wants_route_on_device(self, inputs):
@@ -591,12 +574,7 @@ class FunctionNode:
         arrays a primitive's fixed cost (~5-20 us here) is most of an op's
         time; the NumPy path's, ~1 us per array. Under ``mixed_bf16`` the
         route is kept (its bfloat16 activations are the mode's point), and
-        so it is for laid-out (blocked) or bfloat16 buffers.
-
-        Returns True (the route), False (the NumPy path), or, when it
-        declines on NumPy arrays and plain float32 buffers only (the common
-        case), their NumPy views, read once for the NumPy path that follows
-        (the caller keeps them in ``_plain_inputs``)."""
+        so it is for laid-out (blocked) or bfloat16 buffers."""
         if config.dtype is mixed_bf16 and _bf16.active():
             return True
         try:
@@ -605,9 +583,12 @@ class FunctionNode:
         except Exception:  # noqa: BLE001 - the route decides then
             return True
         if type(inputs) is tuple:
+            # NumPy arrays and plain float32 buffers only (the common case):
+            # their views, read once and kept for ``_forward_routed``
             views = intel64.native().plain_views(inputs)
             if views is not None:
-                return views
+                self._plain_inputs = (inputs, views)
+                return False
         tensor_type = intel64.mdarray
         for x in inputs:
             if (type(x) is tensor_type or (

@@ -16,7 +16,7 @@ import weakref
 import numpy
 
 from cpuframe import _temporaries, backend, function_hook
-from cpuframe.configuration import config, mixed_bf16, using_config
+from cpuframe.configuration import config, using_config
 
 
 class _BackwardState(threading.local):
@@ -962,7 +962,6 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
     lazy = bool(getattr(config, 'lazy_grad_sum', False))
     # The global hooks are read once; a node's own hooks at the node.
     global_hooks = function_hook._global.hooks
-    dtype = config.dtype
     was_untracked = backward_state.untracked
     # Gradient ops of a backward nothing differentiates again skip their
     # type checks (backward_state); the flag is restored for nested calls.
@@ -1085,12 +1084,7 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     func._donated_grad_inputs = _donated(grad_inputs)
             try:
                 if on_arrays:
-                    fdt = func._forward_dtype
-                    if fdt is None or fdt is dtype or (
-                            fdt is not mixed_bf16 and dtype is not mixed_bf16):
-                        gxs = func._call_backward_arrays_now(targets, gys)
-                    else:
-                        gxs = func._call_backward(targets, gys, None, True)
+                    gxs = func._call_backward(targets, gys, None, True)
                 else:
                     gxs = func._call_backward(targets, gys, grad_inputs)
             finally:
