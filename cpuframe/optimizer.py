@@ -236,14 +236,22 @@ class UpdateRule:
             grad = g._array
             if type(grad) is not numpy.ndarray or not grad.flags.writeable:
                 return False
+        else:
+            grad = None
         if not self._direct_applies(param, data):
             return False
         for value in self._state.values():
             if type(value) is not numpy.ndarray and backend.is_array(value):
                 return False
         self.t += 1
-        self.update_core_cpu(param)
+        self._direct_cpu(param, data, grad)
         return True
+
+    def _direct_cpu(self, param, data, grad):
+        """``update_core_cpu(param)`` for ``_update_direct``, which has read
+        the parameter's NumPy array ``data`` and its gradient ``grad`` (a
+        NumPy array or None) already; a rule may take them from here."""
+        self.update_core_cpu(param)
 
     def _direct_applies(self, param, data):
         # (the rest of ``_update_direct``'s case: no loss scale, no float16
@@ -709,36 +717,50 @@ class GradientMethod(Optimizer):
 
         # reallocate_cleared_grads, _own_grads and the unscaling in one
         # walk over the parameters (each walk costs as much as a small
-        # model's update)
-        params = list(self.target.params(include_uninit=False))
+        # model's update); the update walks the same list unless a 'pre'
+        # hook ran, which might change the link (Chainer walks again)
+        every = list(self.target.params())
+        params = []
         seen = set()
-        for param in params:
+        for param in every:
+            if param.array is None:
+                continue    # (uninitialized: only the update sees it)
+            params.append(param)
             grad = param.grad
             if grad is None:
                 _zero_grad(param)
-            elif id(grad) in seen or not _is_writeable(grad):
-                param.grad = grad.copy()
-            seen.add(id(param.grad))
-            _unscale_grad(param)
-        seen = None
+                grad = param.grad
+            elif id(grad) in seen or not (
+                    grad.flags.writeable if type(grad) is numpy.ndarray
+                    else _is_writeable(grad)):
+                param.grad = grad = grad.copy()
+            seen.add(id(grad))
+            if getattr(param, '_loss_scale', None) is not None:
+                _unscale_grad(param)
+        seen = grad = None
         self.check_nan_in_grads()
-        self.call_hooks('pre')
+        own_hooks = type(self).call_hooks is GradientMethod.call_hooks
+        if self._pre_update_hooks or not own_hooks:
+            self.call_hooks('pre')
+            every = self.target.params()
 
         self.t += 1
         if self.is_safe_to_update():
             parameter_update = variable.Parameter.update
-            for param in self.target.params():
+            for param in every:
                 rule = param.update_rule
                 if rule is not None and \
                         type(param).update is parameter_update and \
                         rule._update_direct(param):
                     continue
                 param.update()
+        every = None
 
         for param in params:
             if param.grad is None and param.array is not None:
                 _zero_grad(param)
-        self.call_hooks('post')
+        if self._post_update_hooks or not own_hooks:
+            self.call_hooks('post')
         self.update_loss_scale()
 
     def use_cleargrads(self, use=True):

@@ -367,15 +367,38 @@ def _make_params(general, fp16=False):
     return link
 
 
+class _OwnAdamRule(cpuframe.optimizers.adam.AdamRule):
+    """An Adam rule whose ``update_core_cpu`` is its own (halved steps)."""
+
+    def update_core_cpu(self, param):
+        before = param.array.copy()
+        super().update_core_cpu(param)
+        param.array[...] = before + (param.array - before) / 2
+
+
 @pytest.mark.parametrize('case', ['plain', 'hook', 'disabled', 'loss_scale',
-                                  'fp16_master', 'readonly_grad', 'no_grad'])
+                                  'fp16_master', 'readonly_grad', 'no_grad',
+                                  'own_hyperparam', 'schedule', 'uninit',
+                                  'own_core'])
 @pytest.mark.parametrize('opt_name', ['SGD', 'MomentumSGD', 'Adam'])
 def test_direct_update_matches_the_general_path(case, opt_name):
+    # the general path: a Parameter whose update is its own
     results = []
     for general in (False, True):
         link = _make_params(general, fp16=case == 'fp16_master')
+        if case == 'uninit':
+            with link.init_scope():
+                link.c = (_GeneralParameter if general
+                          else cpuframe.Parameter)()
         opt = getattr(cpuframe.optimizers, opt_name)()
         opt.setup(link)
+        name = 'alpha' if opt_name == 'Adam' else 'lr'
+        if case == 'own_hyperparam':
+            # a rule's own value over the optimizer's
+            setattr(link.a.update_rule.hyperparam, name, 0.25)
+        if case == 'own_core' and opt_name == 'Adam':
+            rule = _OwnAdamRule(opt.hyperparam)
+            link.a.update_rule = rule
         if case == 'fp16_master':
             opt.use_fp32_update()
         calls = []
@@ -386,7 +409,7 @@ def test_direct_update_matches_the_general_path(case, opt_name):
             link.b.update_rule.enabled = False
         rng = numpy.random.default_rng(1)
         for _ in range(3):
-            for p in link.params():
+            for p in link.params(include_uninit=False):
                 if case == 'no_grad' and p is link.b:
                     p.grad = None
                     continue
@@ -396,17 +419,55 @@ def test_direct_update_matches_the_general_path(case, opt_name):
                 p.grad = g
                 if case == 'loss_scale':
                     p._loss_scale = 8.0     # as backward(loss_scale=8) leaves it
+            if case == 'schedule':
+                # an extension's schedule writes the optimizer's value
+                setattr(opt, name, getattr(opt, name) * 0.5)
             opt.update()
+        rules = [p.update_rule for p in link.params()]
         results.append(([p.array.copy() for p in (link.a, link.b)],
-                         [p.update_rule.t for p in (link.a, link.b)], calls))
-    (arrays_d, t_d, calls_d), (arrays_g, t_g, calls_g) = results
+                         [p.update_rule.t for p in (link.a, link.b)], calls,
+                         [r.t for r in rules]))
+    (arrays_d, t_d, calls_d, all_t_d), (arrays_g, t_g, calls_g, all_t_g) = \
+        results
     for a, b in zip(arrays_d, arrays_g):
         numpy.testing.assert_array_equal(a, b)
-    assert t_d == t_g and calls_d == calls_g
+    assert t_d == t_g and calls_d == calls_g and all_t_d == all_t_g
     if case == 'hook':
         assert calls_d == [1, 2, 3]
     if case == 'disabled':
         assert t_d[1] == 0
+    if case == 'uninit':
+        # the uninitialized parameter's rule counts the steps too
+        assert all_t_d == [3, 3, 3]
+    if case in ('own_hyperparam', 'schedule', 'own_core'):
+        # the case changed the result (the comparison above is not vacuous)
+        plain = _make_params(False)
+        opt = getattr(cpuframe.optimizers, opt_name)().setup(plain)
+        rng = numpy.random.default_rng(1)
+        for _ in range(3):
+            for p in plain.params():
+                p.grad = rng.standard_normal(p.shape).astype(p.dtype)
+            opt.update()
+        differs = not numpy.array_equal(plain.a.array, arrays_d[0])
+        assert differs or (case == 'own_core' and opt_name != 'Adam')
+
+
+def test_an_optimizer_overriding_call_hooks_is_called_without_hooks():
+    # (the update skips the hook walk where no hook is registered, but not
+    # a subclass's own call_hooks)
+    timings = []
+
+    class Logged(cpuframe.optimizers.SGD):
+        def call_hooks(self, timing='pre'):
+            timings.append(timing)
+            super().call_hooks(timing)
+
+    link = _make_params(False)
+    opt = Logged().setup(link)
+    for p in link.params():
+        p.grad = numpy.ones(p.shape, p.dtype)
+    opt.update()
+    assert timings == ['pre', 'post']
 
 
 @pytest.mark.skipif(not intel64.is_ideep_available(),

@@ -57,6 +57,16 @@ def _values(hp, names):
         return None
     d = hp.__dict__
     parent = d.get('_parent')
+    if parent is not None and len(d) == 1 and \
+            type(parent) is optimizer.Hyperparameter:
+        # (a rule without values of its own under its optimizer's: the
+        # common chain, read from the optimizer's dictionary alone)
+        pd = parent.__dict__
+        if pd.get('_parent') is None:
+            try:
+                return names(pd)
+            except KeyError:
+                return None
     if parent is not None:
         # (a rule's own values over its optimizer's, the common chain)
         chain = [d]
@@ -206,13 +216,24 @@ class AdamRule(optimizer.UpdateRule):
         data -= (hp.eta * (step * m + hp.weight_decay_rate * data)).astype(
             data.dtype, copy=False)
 
+    def _direct_cpu(self, param, data, grad):
+        # (UpdateRule._update_direct: data a NumPy array, grad a writeable
+        # NumPy array or None; the native pass without reading them again)
+        if grad is None:
+            return
+        if data.dtype == numpy.float32 and \
+                type(self).update_core_cpu is AdamRule.update_core_cpu and \
+                self._update_native(data, grad):
+            return
+        self.update_core_cpu(param)
+
     def _update_native(self, data, grad):
         """Plain Adam on float32 NumPy arrays in one native pass
         (``_update_in_place``'s float32 operations in its order: bit for
         bit), each hyperparameter read once; False where it does not apply
         (no native module, AMSGrad/AdaBound, other dtypes or layouts, NumPy
         set to raise on floating-point errors)."""
-        kernel = _native_kernel()
+        kernel = _kernel[0] if _kernel else _native_kernel()
         if kernel is None:
             return False
         state = self._state

@@ -121,7 +121,12 @@ class Intel64Device(Device):
         views = plan.views
         rule._state = views
         try:
-            rule.update_core_cpu(flat)
+            if direct:
+                # (_update_direct's case: the rule may take the views as
+                # read here, UpdateRule._direct_cpu)
+                rule._direct_cpu(flat, flat.array, grad_view)
+            else:
+                rule.update_core_cpu(flat)
         finally:
             rule._state = state
             if len(views) != plan.n_state or not plan.same_views():
