@@ -220,6 +220,70 @@ def test_convnet_replay_equals_define_by_run(device, train):
     assert list(static.schedule_manager.schedules.values()) == ['replayed']
 
 
+class RoutedNet(cpuframe.Chain):
+    """Ops that 'auto' routes to oneDNN on NumPy arrays (the convolution)
+    beside ops it keeps on NumPy (the small relu, pooling and linear)."""
+
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.c1 = L.Convolution2D(8, 16, 3, pad=1)
+            self.l1 = L.Linear(16 * 8 * 8, 4)
+
+    def forward(self, x):
+        return self.l1(F.max_pooling_2d(F.relu(self.c1(x)), 2))
+
+
+class StaticRoutedNet(RoutedNet):
+    @static_graph
+    def forward(self, x):
+        return super().forward(x)
+
+
+@pytest.mark.parametrize('mode', ['never', 'auto', 'always'])
+@pytest.mark.parametrize('values', ['finite', 'nan_inf_huge'])
+def test_a_replay_takes_the_routes_define_by_run_takes(mode, values):
+    # a replayed op whose route the signature fixes runs its NumPy forward
+    # directly (_Schedule._direct); every op still takes define-by-run's
+    # route, told to the route watch as apply tells it, bit for bit
+    from cpuframe import function_node
+    if mode != 'never' and not intel64.is_ideep_available():
+        pytest.skip('native module unavailable')
+    plain, static = _pair(RoutedNet, StaticRoutedNet)
+    rng = numpy.random.default_rng(3)
+    x = rng.standard_normal((4, 8, 16, 16)).astype(numpy.float32)
+    if values == 'nan_inf_huge':
+        x[0, 0, 0, :3] = [numpy.nan, numpy.inf, 3e38]
+    seen = []
+    function_node._route_watch[0] = lambda node, route: seen.append(
+        (type(node).__name__, route))
+    try:
+        with cpuframe.using_config('use_ideep', mode):
+            for _ in range(2):
+                static(x)       # the two recorded calls
+            runs = []
+            for model in (plain, static):
+                del seen[:]
+                model.cleargrads()
+                y = model(x)
+                F.sum(y).backward()
+                runs.append((list(seen), [_arrays(y)] + [
+                    _arrays(p.grad) for _, p in sorted(model.namedparams())]))
+    finally:
+        function_node._route_watch[0] = None
+    assert list(static.schedule_manager.schedules.values()) == ['replayed']
+    (routes_p, arrays_p), (routes_s, arrays_s) = runs
+    assert routes_s == routes_p
+    for a, b in zip(arrays_p, arrays_s):
+        numpy.testing.assert_array_equal(a, b)
+    taken = {route for _, route in routes_p}
+    if mode == 'auto':
+        # both kinds of op are in the step (the test is not vacuous)
+        assert taken == {True, False}, routes_p
+    if mode == 'never':
+        assert taken == {False}
+
+
 @pytest.mark.parametrize('device', DEVICES)
 def test_unrolled_lstm_replay_equals_define_by_run(device):
     plain, static = _pair(Unrolled, StaticUnrolled, device)

@@ -57,6 +57,7 @@ import numpy
 from cpuframe import _temporaries, _trace, backend, function_hook, link_hook
 from cpuframe import variable as _variable
 from cpuframe.configuration import config, mixed_bf16, using_config
+from cpuframe import function_node as _function_node
 from cpuframe.function_node import FunctionNode
 from cpuframe.variable import Parameter, Variable, VariableNode
 
@@ -537,6 +538,11 @@ class _Schedule:
         self.members = recorder.members
         self.links = recorder.links
         self.steps = [self._compile(step) for step in recorder.steps]
+        # per step: whether the op's forward runs directly (see _direct;
+        # None: not decided yet, at the first replay)
+        self.direct = [None] * len(self.steps)
+        # (side-effect code may hand the ops arrays of other types)
+        self.has_code = any(step[0] != 'op' for step in self.steps)
         self.output = recorder.output
         self.build = config.enable_backprop
         # One StaticScheduleFunction stands for the replayed ops in the graph
@@ -579,6 +585,39 @@ class _Schedule:
         return ('op', cls, pre, vids, None if linked else sources, first, n,
                 meta, backprop)
 
+    @staticmethod
+    def _direct(node, in_data, pre):
+        """The ``pre`` to run ``node.forward`` with directly on later
+        replays (``_forward_routed`` without its route question), or False.
+
+        Where the route choice depends only on what the schedule's
+        signature fixes: NumPy inputs, outside ``mixed_bf16``, an op with
+        no oneDNN route, or one whose route 'never' declines or 'auto''s
+        size rule (``intel64_profitable``, a rule of shapes) declines, on
+        the class's own device rule and no composite choice pending. The
+        op then runs the NumPy path on every replay, as ``apply`` would
+        choose."""
+        if config.dtype is mixed_bf16 or pre.get('_route_choice') is not None:
+            return False
+        for x in in_data:
+            if type(x) is not numpy.ndarray:
+                return False
+        cls = type(node)
+        if cls.forward_intel64 is not _function_node._no_intel64_route:
+            if cls.intel64_on_device is not \
+                    _function_node._default_on_device:
+                return False
+            mode = _function_node._checked_mode()
+            if mode == 'auto':
+                try:
+                    if node.intel64_profitable(in_data):
+                        return False
+                except Exception:  # noqa: BLE001 - the route decides then
+                    return False
+            elif mode != 'never':
+                return False
+        return dict(pre, _forward_dtype=config.dtype, _bf16_forward=False)
+
     def _stale(self):
         try:
             for owner, name, value in self.members:
@@ -616,8 +655,12 @@ class _Schedule:
         new = object.__new__
         ref = weakref.ref
         leaf = _leaf
+        direct = self.direct
+        check_types = self.has_code
+        watch = _function_node._route_watch
+        ndarray = numpy.ndarray
         with _trace.suspended():
-            for step in self.steps:
+            for i, step in enumerate(self.steps):
                 if step[0] != 'op':
                     _, func, template, outs = step
                     args, kwargs = _fill(template, values, nodes)
@@ -633,8 +676,24 @@ class _Schedule:
                 _, cls, pre, vids, sources, first, n, meta, backprop = step
                 in_data = tuple([values[v] for v in vids])
                 node = new(cls)
-                node.__dict__.update(pre)
-                outputs = node._forward_routed(in_data)
+                run = direct[i]
+                if run is None:
+                    run = direct[i] = self._direct(node, in_data, pre)
+                if run and check_types:
+                    for x in in_data:
+                        if type(x) is not ndarray:
+                            run = False
+                            break
+                if run:
+                    # (the NumPy path apply would take: see _direct)
+                    node.__dict__.update(run)
+                    if watch[0] is not None and cls.forward_intel64 is not \
+                            _function_node._no_intel64_route:
+                        watch[0](node, False)
+                    outputs = node.forward(in_data)
+                else:
+                    node.__dict__.update(pre)
+                    outputs = node._forward_routed(in_data)
                 values[first:first + n] = outputs
                 if not build:
                     continue
