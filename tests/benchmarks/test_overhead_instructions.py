@@ -49,6 +49,7 @@ def test_the_child_script_runs_a_row(tmp_path):
     assert bad.returncode != 0 and 'no_such_row' in bad.stderr
 
 
+@pytest.mark.slow   # (two interpreters under Valgrind: 30-50 s)
 @pytest.mark.skipif(shutil.which('valgrind') is None,
                     reason='valgrind is not installed')
 def test_an_op_costs_a_plausible_count(tmp_path, monkeypatch):

@@ -528,9 +528,10 @@ class _Logits(cpuframe.Chain):
         return self.net(x, layers=[self.layer])[self.layer]
 
 
-@pytest.mark.parametrize('cls,layer', [('ResNet50Layers', 'fc6'),
-                                       ('GoogLeNet', 'loss3_fc'),
-                                       ('VGG16Layers', 'fc8')])
+@pytest.mark.parametrize('cls,layer', [
+    ('ResNet50Layers', 'fc6'), ('GoogLeNet', 'loss3_fc'),
+    # (VGG16's 138M parameters: ~25 s here)
+    pytest.param('VGG16Layers', 'fc8', marks=pytest.mark.slow)])
 def test_vision_model_exports_whole(cls, layer):
     numpy.random.seed(0)
     net = getattr(L, cls)(pretrained_model=None)
