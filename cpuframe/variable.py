@@ -192,25 +192,25 @@ class Variable:
         """A function's output: ``Variable(array, requires_grad=...)``
         without the checks (``apply`` made sure ``array`` is an array)."""
         var = object.__new__(Variable)
-        # VariableNode(var, None), its attributes given here directly as
-        # one dictionary each (a node per output and per gradient: the
-        # hottest constructor; neither class has a data descriptor of
-        # these names)
-        node = object.__new__(VariableNode)
+        var._array = array
+        var._requires_grad = requires_grad
+        # VariableNode(var, None), its attributes set here directly (a
+        # node per output and per gradient: the hottest constructor)
+        node = var._node = object.__new__(VariableNode)
+        node._variable = weakref.ref(var)
+        node.name = None
+        node.creator_node = None
+        node.rank = 0
+        node.data = None
+        node.requires_grad = requires_grad
         if array is None:
-            shape = dtype = None
+            node.shape = node.dtype = None
         else:
             shape = array.shape
-            if type(shape) is not tuple:
-                shape = tuple(shape)
-            dtype = array.dtype
-        node.__dict__ = {
-            '_variable': weakref.ref(var), 'name': None,
-            'creator_node': None, 'rank': 0, 'data': None,
-            'requires_grad': requires_grad, 'shape': shape, 'dtype': dtype}
-        var.__dict__ = {
-            '_array': array, '_requires_grad': requires_grad, '_node': node,
-            '_grad_var': None, '_loss_scale': None}
+            node.shape = shape if type(shape) is tuple else tuple(shape)
+            node.dtype = array.dtype
+        var._grad_var = None
+        var._loss_scale = None
         return var
 
     # -- data and gradient ------------------------------------------------
