@@ -16,6 +16,7 @@ from cpuframe.backends import intel64
 from cpuframe.configuration import check_use_ideep, config, mixed_bf16, using_config
 from cpuframe.utils import type_check
 from cpuframe.variable import (
+    Parameter,
     Variable,
     _backprop,
     _check_nan,
@@ -211,7 +212,7 @@ class FunctionNode:
         x = inputs[0] if n_in else None
         t = type(x)
         if n_in == 1:
-            if t is Variable:
+            if t is Variable or t is Parameter:
                 input_vars = (x,)
                 in_data = (x._array,)
                 requires_grad = x._requires_grad
@@ -223,11 +224,20 @@ class FunctionNode:
                 requires_grad = False
             else:
                 n_in = -1
-        elif n_in == 2 and t is Variable and type(inputs[1]) is Variable:
+        elif n_in == 2 and t in _VARIABLES and type(inputs[1]) in _VARIABLES:
             input_vars = x, x1 = inputs[0], inputs[1]
             in_data = (x._array, x1._array)
             requires_grad = x._requires_grad or x1._requires_grad
             x1 = None
+        elif n_in == 3 and t in _VARIABLES and \
+                type(inputs[1]) in _VARIABLES and \
+                type(inputs[2]) in _VARIABLES:
+            # (x, W, b of a layer: every Linear and Convolution)
+            input_vars = x, x1, x2 = inputs[0], inputs[1], inputs[2]
+            in_data = (x._array, x1._array, x2._array)
+            requires_grad = x._requires_grad or x1._requires_grad or \
+                x2._requires_grad
+            x1 = x2 = None
         else:
             n_in = -1
         if n_in < 0:
@@ -312,6 +322,17 @@ class FunctionNode:
                 rank = node.rank if node.rank > node1.rank else node1.rank
                 self.inputs = (node, node1)
                 node1 = None
+            elif n_in == 3:
+                node = input_vars[0]._node
+                node1 = input_vars[1]._node
+                node2 = input_vars[2]._node
+                rank = node.rank
+                if node1.rank > rank:
+                    rank = node1.rank
+                if node2.rank > rank:
+                    rank = node2.rank
+                self.inputs = (node, node1, node2)
+                node1 = node2 = None
             else:
                 rank = 0
                 nodes = []
@@ -372,6 +393,11 @@ class FunctionNode:
                 x, y = in_data
                 key = (cls, type(x), x.shape, x.dtype,
                        type(y), y.shape, y.dtype)
+            elif n == 3:
+                x, y, z = in_data
+                key = (cls, type(x), x.shape, x.dtype,
+                       type(y), y.shape, y.dtype,
+                       type(z), z.shape, z.dtype)
             else:
                 key = [cls]
                 for x in in_data:
@@ -959,6 +985,8 @@ _route_watch = [None]
 _no_intel64_route = FunctionNode.forward_intel64
 _default_on_device = FunctionNode.intel64_on_device
 _ndarray = numpy.ndarray
+# (the input types apply takes without its general loop)
+_VARIABLES = (Variable, Parameter)
 _trace_active = _trace.active
 _trace_state = _trace.state
 _cpu_device = backend.cpu_device

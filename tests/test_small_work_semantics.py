@@ -347,6 +347,99 @@ def test_light_check_falls_back_to_the_full_check():
     assert not type_check.light_check(lambda t: None, (None,))
 
 
+# -- apply's input cases (one, two or three Variables/Parameters without lists) --
+class Product3(FunctionNode):
+    """``y = x0 * x1 (* x2)`` elementwise, retaining its inputs."""
+
+    def forward(self, inputs):
+        self.retain_inputs(tuple(range(len(inputs))))
+        y = inputs[0].copy()
+        for x in inputs[1:]:
+            y = y * x
+        return y,
+
+    def backward(self, indexes, grad_outputs):
+        xs = self.get_retained_inputs()
+        gy, = grad_outputs
+        ret = []
+        for i in indexes:
+            g = gy
+            for j, x in enumerate(xs):
+                if j != i:
+                    g = g * x
+            ret.append(g)
+        return tuple(ret)
+
+
+class _OwnVariable(Variable):
+    """A Variable subclass (apply's general path)."""
+
+
+_KINDS = {
+    'variable': lambda a: Variable(a),
+    'parameter': lambda a: cpuframe.Parameter(a),
+    'constant': lambda a: Variable(a, requires_grad=False),
+    'array': lambda a: a,
+    'subclass': lambda a: _OwnVariable(a),
+}
+
+
+@pytest.mark.parametrize('kinds', [
+    ('variable',), ('parameter',), ('array',),
+    ('variable', 'parameter'), ('parameter', 'constant'),
+    ('array', 'parameter'),
+    ('variable', 'parameter', 'parameter'), ('parameter',) * 3,
+    ('constant', 'parameter', 'constant'), ('constant',) * 3,
+    ('array', 'parameter', 'parameter'), ('subclass', 'parameter', 'variable'),
+])
+@pytest.mark.parametrize('backprop', [True, False])
+def test_apply_links_each_input_kind_as_the_general_path(kinds, backprop):
+    arrays = [_arr(2, 3, seed=i) for i in range(len(kinds))]
+    ins = [_KINDS[k](a) for k, a in zip(kinds, arrays)]
+    # an input made by another op has a rank above 0
+    deep = ins[-1]
+    if isinstance(deep, Variable) and deep.requires_grad:
+        ins[-1] = F.identity(F.identity(deep))
+    with cpuframe.using_config('enable_backprop', backprop):
+        node = Product3()
+        y, = node.apply(ins)
+    numpy.testing.assert_array_equal(
+        y.array, numpy.prod(numpy.stack(arrays), axis=0))
+    needs = any(isinstance(x, Variable) and x.requires_grad for x in ins)
+    assert y.requires_grad == needs
+    if not backprop:
+        assert y.creator is None
+        return
+    assert y.creator is node and len(node.inputs) == len(ins)
+    ranks = []
+    for x, n in zip(ins, node.inputs):
+        if isinstance(x, Variable):
+            assert n is x.node
+            ranks.append(x.node.rank)
+        else:
+            assert n.data is x and not n.requires_grad   # a constant's node
+            ranks.append(0)
+    assert node.rank == max(ranks) and y.node.rank == node.rank + 1
+    if needs:
+        y.grad = numpy.ones_like(y.array)
+        y.backward()
+        for i, (k, x) in enumerate(zip(kinds, ins)):
+            if k in ('variable', 'parameter', 'subclass'):
+                others = [a for j, a in enumerate(arrays) if j != i]
+                expect = numpy.prod(numpy.stack(others), axis=0) if others \
+                    else numpy.ones_like(arrays[0])
+                leaf = x if x.creator is None else deep
+                numpy.testing.assert_allclose(leaf.grad, expect, rtol=1e-6)
+
+
+def test_apply_on_three_variables_has_the_numerical_gradient():
+    arrays = [_arr(3, 2, seed=i).astype(numpy.float64) for i in range(3)]
+    cpuframe.gradient_check.check_backward(
+        lambda a, b, c: Product3().apply((a, b, c))[0],
+        tuple(arrays), _arr(3, 2, seed=5).astype(numpy.float64), dtype=None,
+        atol=1e-6, rtol=1e-5)
+
+
 # -- the optimizer's direct update (UpdateRule._update_direct) -----------------
 class _GeneralParameter(cpuframe.Parameter):
     """A parameter whose ``update`` is its own: the optimizer then takes
