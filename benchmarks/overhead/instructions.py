@@ -18,10 +18,16 @@ so this complements ``run.py``'s timings; it does not replace them.
         --devices @numpy,@intel64 --baseline /tmp/base
 
 ``--baseline`` imports cpuframe from that checkout (its native module
-built there, as ``run.py --baseline`` expects).
+built there, as ``run.py --baseline`` expects). ``--where`` says instead
+where a call's instructions go, by library (the Python interpreter, NumPy,
+BLAS, cpuframe's native module, oneDNN, libc) and by function, from
+Valgrind's callgrind (``callgrind_annotate``'s self costs, the same
+difference of two runs).
 """
 import argparse
+import collections
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -61,11 +67,16 @@ def _kind(row):
     return 'model'
 
 
-def _count(script, row, device, calls):
+def _env():
     env = dict(os.environ, OPENBLAS_NUM_THREADS='1', OMP_NUM_THREADS='1',
                PYTHONHASHSEED='0')
     for key in ('OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE'):
         env.pop(key, None)
+    return env
+
+
+def _count(script, row, device, calls):
+    env = _env()
     out = subprocess.run(
         ['valgrind', '--tool=cachegrind', '--cache-sim=no',
          '--cachegrind-out-file=/dev/null', sys.executable, script, row,
@@ -84,15 +95,88 @@ def per_call(script, row, device):
             _count(script, row, device, lo)) / (hi - lo)
 
 
+# (an object file's name -> its group in ``--where``'s split)
+_GROUPS = (('libpython', 'Python interpreter'),
+           ('_multiarray_umath', 'NumPy'), ('openblas', 'BLAS'),
+           ('_dnnl', 'cpuframe native'), ('libdnnl', 'oneDNN'),
+           ('libc.so', 'libc (memset, memcpy, malloc)'))
+_ANNOTATED = re.compile(r'^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*?)'
+                        r'(?: \[(.*)\])?$')
+
+
+def parse_annotate(text):
+    """``callgrind_annotate``'s per-function self costs: {(function,
+    object file): instructions}."""
+    costs = collections.Counter()
+    for line in text.splitlines():
+        m = _ANNOTATED.match(line)
+        if m is None or 'PROGRAM TOTALS' in line:
+            continue
+        function = re.sub(r"'\d+$", '', m.group(2).rsplit('/', 1)[-1])
+        costs[(function, m.group(3) or '')] += int(
+            m.group(1).replace(',', ''))
+    return costs
+
+
+def group_of(obj):
+    for key, name in _GROUPS:
+        if key in obj.lower():
+            return name
+    return 'other'
+
+
+def _callgrind(script, row, device, calls, tmp):
+    out = os.path.join(tmp, 'callgrind.{}.out'.format(calls))
+    subprocess.run(['valgrind', '--tool=callgrind', '--callgrind-out-file=' +
+                    out, sys.executable, script, row, device, str(calls)],
+                   env=_env(), capture_output=True, check=True)
+    text = subprocess.run(['callgrind_annotate', '--threshold=100', out],
+                          capture_output=True, text=True, check=True).stdout
+    return parse_annotate(text)
+
+
+def where(script, row, device, tmp, top=15):
+    """Print where one call's instructions go: per group of object files
+    (the interpreter, NumPy, BLAS, ...) and the costliest functions."""
+    lo, hi = _CALLS[_kind(row)]
+    few = _callgrind(script, row, device, lo, tmp)
+    many = _callgrind(script, row, device, hi, tmp)
+    per_call = {k: (many[k] - few[k]) / (hi - lo) for k in many}
+    total = sum(per_call.values())
+    groups = collections.Counter()
+    for (_, obj), n in per_call.items():
+        groups[group_of(obj)] += n
+    print('{} on {}: {:.0f} instructions per call (callgrind)'.format(
+        row, device, total))
+    for name, n in groups.most_common():
+        print('  {:<32}{:>10.0f} {:>6.1%}'.format(name, n, n / total))
+    for (function, obj), n in sorted(per_call.items(),
+                                     key=lambda kv: -kv[1])[:top]:
+        print('    {:>10.0f} {:>6.1%}  {} ({})'.format(
+            n, n / total, function, group_of(obj)))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--rows', default='relu_4,add_fwd,relu_fwd,'
                         'linear_fwd,add_fwdbwd,elementwise_10,dqn_mlp')
     parser.add_argument('--devices', default='@numpy,@intel64')
     parser.add_argument('--baseline', metavar='DIR')
+    parser.add_argument('--where', action='store_true',
+                        help='where each call of a row goes (callgrind: by '
+                        'library and function, this checkout only)')
     args = parser.parse_args(argv)
     if shutil.which('valgrind') is None:
         sys.exit('instructions.py: needs valgrind (apt install valgrind)')
+    if args.where:
+        with tempfile.TemporaryDirectory() as tmp:
+            script = os.path.join(tmp, 'now.py')
+            with open(script, 'w') as f:
+                f.write(_CHILD.format(here=str(HERE), root=''))
+            for row in args.rows.split(','):
+                for device in args.devices.split(','):
+                    where(script, row, device, tmp)
+        return
     versions = [('now', '')]
     if args.baseline:
         versions.append(('base', str(Path(args.baseline).resolve())))

@@ -55,9 +55,9 @@ import weakref
 import numpy
 
 from cpuframe import _temporaries, _trace, backend, function_hook, link_hook
+from cpuframe import function_node as _function_node
 from cpuframe import variable as _variable
 from cpuframe.configuration import config, mixed_bf16, using_config
-from cpuframe import function_node as _function_node
 from cpuframe.function_node import FunctionNode
 from cpuframe.variable import Parameter, Variable, VariableNode
 

@@ -32,6 +32,32 @@ def test_row_kinds_set_the_calls_per_run():
         assert 0 < lo < hi
 
 
+def test_where_groups_callgrind_costs_by_library():
+    text = '\n'.join([
+        '-' * 80,
+        '2,781,554 (100.0%)  PROGRAM TOTALS',
+        '-' * 80,
+        "  447,997 (27.9%)  /b/Python/ceval.c:_PyEval_EvalFrameDefault'2 "
+        '[/x/lib/libpython3.11.so.1.0]',
+        '   10,213 ( 0.6%)  /b/Python/ceval.c:_PyEval_EvalFrameDefault '
+        '[/x/lib/libpython3.11.so.1.0]',
+        '  133,476 ( 8.3%)  ???:sgemm_kernel_HASWELL '
+        '[/x/numpy.libs/libscipy_openblas64_-ff651d7f.so]',
+        '   14,567 ( 0.9%)  ???:ufunc_generic_fastcall '
+        '[/x/numpy/_core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so]',
+        '       12 ( 0.0%)  ???:0x00000000000dcb20'])
+    costs = ins.parse_annotate(text)
+    lib = '/x/lib/libpython3.11.so.1.0'
+    # recursion levels ('2) summed into one function; no totals line
+    assert costs[('ceval.c:_PyEval_EvalFrameDefault', lib)] == 458210
+    assert sum(costs.values()) == 458210 + 133476 + 14567 + 12
+    groups = {}
+    for (_, obj), n in costs.items():
+        groups[ins.group_of(obj)] = groups.get(ins.group_of(obj), 0) + n
+    assert groups == {'Python interpreter': 458210, 'BLAS': 133476,
+                      'NumPy': 14567, 'other': 12}
+
+
 def test_the_child_script_runs_a_row(tmp_path):
     # the script Valgrind runs, run here without it: the row's calls happen
     # with the cpuframe this test imports (no baseline)
