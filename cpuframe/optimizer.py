@@ -739,7 +739,12 @@ class GradientMethod(Optimizer):
                 _unscale_grad(param)
         seen = grad = None
         self.check_nan_in_grads()
-        own_hooks = type(self).call_hooks is GradientMethod.call_hooks
+        # (call_hooks runs where a hook is registered, where call_hooks is
+        # not GradientMethod's own - a subclass's, or one set on the
+        # instance - and before setup, where it raises)
+        own_hooks = type(self).call_hooks is GradientMethod.call_hooks and \
+            'call_hooks' not in self.__dict__ and \
+            self._pre_update_hooks is not None
         if self._pre_update_hooks or not own_hooks:
             self.call_hooks('pre')
             every = self.target.params()

@@ -561,6 +561,47 @@ def test_an_optimizer_overriding_call_hooks_is_called_without_hooks():
         p.grad = numpy.ones(p.shape, p.dtype)
     opt.update()
     assert timings == ['pre', 'post']
+    # one set on the instance (a test's mock) too
+    del timings[:]
+    plain = cpuframe.optimizers.SGD().setup(link)
+    plain.call_hooks = lambda timing='pre': timings.append(timing)
+    plain.update()
+    assert timings == ['pre', 'post']
+
+
+def test_an_update_before_setup_still_raises():
+    opt = cpuframe.optimizers.SGD()
+    opt.target = _make_params(False)    # (set by hand, without setup)
+    with pytest.raises(RuntimeError, match='setup'):
+        opt.update()
+
+
+def test_an_adam_subclass_update_core_cpu_sees_every_update():
+    # (also a parameter whose gradient is gone when the rules run: the
+    # subclass's method is called, as the general path calls it)
+    seen = []
+
+    class Counting(cpuframe.optimizers.adam.AdamRule):
+        def update_core_cpu(self, param):
+            seen.append(param.grad is None)
+            super().update_core_cpu(param)
+
+    class Clearing(cpuframe.optimizers.Adam):
+        def create_update_rule(self):
+            return Counting(self.hyperparam)
+
+        def call_hooks(self, timing='pre'):
+            super().call_hooks(timing)
+            if timing == 'pre':
+                link.a.grad = None
+
+    link = _make_params(False)
+    opt = Clearing().setup(link)
+    for _ in range(2):
+        for p in link.params():
+            p.grad = numpy.ones(p.shape, p.dtype)
+        opt.update()
+    assert seen == [True, False] * 2   # a (no gradient), b, per update
 
 
 @pytest.mark.skipif(not intel64.is_ideep_available(),

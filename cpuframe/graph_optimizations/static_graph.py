@@ -678,6 +678,8 @@ class _Schedule:
                 node = new(cls)
                 run = direct[i]
                 if run is None:
+                    # (asked of the node in its recorded state)
+                    node.__dict__.update(pre)
                     run = direct[i] = self._direct(node, in_data, pre)
                 if run and check_types:
                     for x in in_data:

@@ -219,11 +219,12 @@ class AdamRule(optimizer.UpdateRule):
     def _direct_cpu(self, param, data, grad):
         # (UpdateRule._update_direct: data a NumPy array, grad a writeable
         # NumPy array or None; the native pass without reading them again)
+        if type(self).update_core_cpu is not AdamRule.update_core_cpu:
+            self.update_core_cpu(param)     # (a subclass's own)
+            return
         if grad is None:
             return
-        if data.dtype == numpy.float32 and \
-                type(self).update_core_cpu is AdamRule.update_core_cpu and \
-                self._update_native(data, grad):
+        if data.dtype == numpy.float32 and self._update_native(data, grad):
             return
         self.update_core_cpu(param)
 
