@@ -739,13 +739,14 @@ class GradientMethod(Optimizer):
                 _unscale_grad(param)
         seen = grad = None
         self.check_nan_in_grads()
-        # (call_hooks runs where a hook is registered, where call_hooks is
-        # not GradientMethod's own - a subclass's, or one set on the
-        # instance - and before setup, where it raises)
-        own_hooks = type(self).call_hooks is GradientMethod.call_hooks and \
+        # call_hooks may be skipped only where no hook is registered, it is
+        # GradientMethod's own (not a subclass's, not one set on the
+        # instance) and setup ran (before it, call_hooks raises)
+        may_skip_hooks = \
+            type(self).call_hooks is GradientMethod.call_hooks and \
             'call_hooks' not in self.__dict__ and \
             self._pre_update_hooks is not None
-        if self._pre_update_hooks or not own_hooks:
+        if self._pre_update_hooks or not may_skip_hooks:
             self.call_hooks('pre')
             every = self.target.params()
 
@@ -764,7 +765,7 @@ class GradientMethod(Optimizer):
         for param in params:
             if param.grad is None and param.array is not None:
                 _zero_grad(param)
-        if self._post_update_hooks or not own_hooks:
+        if self._post_update_hooks or not may_skip_hooks:
             self.call_hooks('post')
         self.update_loss_scale()
 
