@@ -444,16 +444,20 @@ class FunctionNode:
         # the class's rule: the route choice is then _choose_off_device's)
         numpy_only = default_rule = \
             cls.intel64_on_device is _default_on_device
-        on_device = False
+        # (other: some input neither a NumPy array nor an mdarray)
+        on_device = other = False
         if default_rule:
             tensor_type = intel64.mdarray
             for x in in_data:
                 t = type(x)
                 if t is not _ndarray:
                     numpy_only = False
-                    if t is tensor_type or intel64.is_native_array(x):
+                    if t is tensor_type:
                         on_device = True
-                        break
+                    else:
+                        other = True
+                        if intel64.is_native_array(x):
+                            on_device = True
         else:
             on_device = self.intel64_on_device(in_data)
             if not on_device:
@@ -469,17 +473,25 @@ class FunctionNode:
         if cls.forward_intel64 is _no_intel64_route:
             route = None    # (no route to choose)
         elif numpy_only and self._route_choice is None:  # (the common case)
-            route = self._choose_off_device(in_data, _checked_mode())
-        elif on_device and self._route_choice is None and default_rule:
+            route = self._choose_off_device(in_data, config.use_ideep)
+        elif on_device and default_rule and not other and \
+                self._route_choice is None:
             # _choose_intel64 on device arrays for its common case (NumPy
             # arrays and mdarrays only, the class's own device rule): a small
             # op pays this per call
-            tensor_type = intel64.mdarray
-            for x in in_data:
-                t = type(x)
-                if t is not tensor_type and t is not _ndarray:
-                    route = self._choose_intel64(in_data)
-                    break
+            mode = config.use_ideep
+            if mode == 'auto':
+                # (_choose_on_device's 'auto' inline: a small op on device
+                # arrays declines here, with its NumPy views)
+                wants = self._wants_route_on_device(in_data)
+                if wants is True:
+                    route = bool(self.intel64_supports(in_data))
+                else:
+                    route = False
+                    if wants is not False:
+                        # (their NumPy views: off the device from here)
+                        in_data = wants
+                        on_device = False
             else:
                 route = self._choose_on_device(in_data, _checked_mode())
         else:
@@ -588,33 +600,45 @@ class FunctionNode:
         these arrays, except under 'auto' when ``_wants_route_on_device``
         declines first (a size rule: ``intel64_supports`` may read every
         value)."""
-        if mode == 'auto' and not self._wants_route_on_device(inputs):
-            return False
+        if mode == 'auto':
+            wants = self._wants_route_on_device(inputs)
+            if wants is not True:
+                if wants is not False:
+                    # (the views, for the ``_forward_routed`` that follows)
+                    self._plain_inputs = (inputs, wants)
+                return False
         return bool(self.intel64_supports(inputs))
 
     def _wants_route_on_device(self, inputs):
-        """'auto' on device arrays: the route where
-        ``intel64_profitable_on_device`` approves (its size rule), else the
-        NumPy path, which reads the device's plain buffers without a copy
-        and returns NumPy arrays, as for an op without a route. On small
-        arrays a primitive's fixed cost (~5-20 us here) is most of an op's
-        time; the NumPy path's, ~1 us per array. Under ``mixed_bf16`` the
-        route is kept (its bfloat16 activations are the mode's point), and
-        so it is for laid-out (blocked) or bfloat16 buffers."""
+        """'auto' on device arrays: True (the route, where the op supports
+        the arrays) where ``intel64_profitable_on_device`` approves (its
+        size rule), else the NumPy path, which reads the device's plain
+        buffers without a copy and returns NumPy arrays, as for an op
+        without a route: then the inputs' NumPy views where they were read
+        here (a tuple), else False. On small arrays a primitive's fixed
+        cost (~5-20 us here) is most of an op's time; the NumPy path's,
+        ~1 us per array. Under ``mixed_bf16`` the route is kept (its
+        bfloat16 activations are the mode's point), and so it is for
+        laid-out (blocked) or bfloat16 buffers."""
         if config.dtype is mixed_bf16 and _bf16.active():
             return True
         try:
-            if self.intel64_profitable_on_device(inputs):
+            if type(self).intel64_profitable_on_device is \
+                    _default_profitable_on_device:
+                # (the default asks the NumPy-array rule: one call less)
+                if self.intel64_profitable(inputs):
+                    return True
+            elif self.intel64_profitable_on_device(inputs):
                 return True
         except Exception:  # noqa: BLE001 - the route decides then
             return True
         if type(inputs) is tuple:
             # NumPy arrays and plain float32 buffers only (the common case):
-            # their views, read once and kept for ``_forward_routed``
-            views = intel64.native().plain_views(inputs)
+            # their views, read once for ``_forward_routed`` (an input is
+            # an mdarray: the native module is loaded)
+            views = intel64._dnnl.plain_views(inputs)
             if views is not None:
-                self._plain_inputs = (inputs, views)
-                return False
+                return views
         tensor_type = intel64.mdarray
         for x in inputs:
             if (type(x) is tensor_type or (
@@ -628,7 +652,8 @@ class FunctionNode:
     def _choose_off_device(self, inputs, mode):
         """``_choose_intel64`` for NumPy inputs: 'never' declines, 'auto'
         asks ``intel64_profitable`` first (a size rule, while
-        ``intel64_supports`` may read every value) and then both."""
+        ``intel64_supports`` may read every value) and then both. ``mode``
+        is ``config.use_ideep`` as read: any other value raises here."""
         if mode == 'never':
             return False
         if mode == 'auto':
@@ -639,6 +664,8 @@ class FunctionNode:
                     return False
             except Exception:  # noqa: BLE001 - asked again after supports
                 pass
+        elif mode != 'always':
+            check_use_ideep(mode)
         if not intel64.is_ideep_available():
             if mode == 'always':
                 intel64.check_ideep_available()
@@ -984,6 +1011,7 @@ _route_watch = [None]
 
 _no_intel64_route = FunctionNode.forward_intel64
 _default_on_device = FunctionNode.intel64_on_device
+_default_profitable_on_device = FunctionNode.intel64_profitable_on_device
 _ndarray = numpy.ndarray
 # (the input types apply takes without its general loop)
 _VARIABLES = (Variable, Parameter)

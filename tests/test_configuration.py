@@ -65,10 +65,15 @@ def test_use_ideep_invalid(value):
     from cpuframe.backends import intel64
     with using_config('use_ideep', value):
         assert config.use_ideep is value
-        with pytest.raises(ValueError) as e:
-            F.relu(numpy.ones(2, numpy.float32))
-        msg = str(e.value)
-        assert 'use_ideep' in msg and "'never'" in msg and "'always'" in msg
+        arrays = [numpy.ones(2, numpy.float32)]
+        if intel64.is_ideep_available():   # and on the device
+            arrays.append(intel64.mdarray.from_numpy(arrays[0]))
+        for x in arrays:
+            with pytest.raises(ValueError) as e:
+                F.relu(x)
+            msg = str(e.value)
+            assert 'use_ideep' in msg and "'never'" in msg and \
+                "'always'" in msg
         with pytest.raises(ValueError):
             intel64.should_use_ideep('>=auto')
     assert config.use_ideep in ('never', 'auto', 'always')
