@@ -466,6 +466,15 @@ class FunctionNode:
                     if type(x) is not _ndarray:
                         numpy_only = False
                         break
+            elif intel64._dnnl is None:
+                other = True    # (the general choice says what is missing)
+            else:
+                tensor_type = intel64.mdarray
+                for x in in_data:
+                    t = type(x)
+                    if t is not _ndarray and t is not tensor_type:
+                        other = True
+                        break
         mixed = dtype is mixed_bf16 and bool(
             self.bf16_inputs or self.bf16_weights or self.bf16_outputs) and \
             _bf16.active()
@@ -474,11 +483,11 @@ class FunctionNode:
             route = None    # (no route to choose)
         elif numpy_only and self._route_choice is None:  # (the common case)
             route = self._choose_off_device(in_data, config.use_ideep)
-        elif on_device and default_rule and not other and \
-                self._route_choice is None:
-            # _choose_intel64 on device arrays for its common case (NumPy
-            # arrays and mdarrays only, the class's own device rule): a small
-            # op pays this per call
+        elif on_device and not other and self._route_choice is None:
+            # _choose_intel64 on the device for its common case (NumPy
+            # arrays and mdarrays only, on the device by the default rule
+            # or the class's own, e.g. a weight gradient with the weight's
+            # layout): a small op pays this per call
             mode = config.use_ideep
             if mode == 'auto':
                 # (_choose_on_device's 'auto' inline: a small op on device

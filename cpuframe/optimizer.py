@@ -274,18 +274,19 @@ class UpdateRule:
         earlier update) still hold. Then ``_prepare`` has nothing to move
         and ``update`` amounts to ``t += 1`` and ``update_core``'s
         element-wise update."""
-        if self.__dict__.get('_intel64_plan') is None or \
-                not self.is_elementwise:
+        plan = self.__dict__.get('_intel64_plan')
+        if plan is None or not self.is_elementwise:
             return False
         g = param._grad_var
-        if g is not None:
+        if g is None:
+            grad = None
+        else:
             grad = g._array
             if type(grad) is numpy.ndarray and not grad.flags.writeable:
                 return False
         if not self._direct_applies(param, data):
             return False
-        return backend._intel64_device().elementwise_update(
-            self, param, direct=True)
+        return plan.update_direct(self, data, grad)
 
     def _run(self, param):
         for hook in tuple(self._pre_update_hooks.values()):

@@ -615,15 +615,15 @@ def test_direct_update_on_device_matches_the_general_path(
     # Parameters on '@intel64': once the element-wise update's views exist
     # (after the first update), the direct path runs them; parameters, step
     # counts and hook calls equal the general path's, bit for bit.
+    from cpuframe.backends.intel64._device import _Plan
     direct_runs = []
-    original = intel64.Intel64Device.elementwise_update
+    original = _Plan.update_direct
 
-    def spy(self, rule, param, direct=False):
-        done = original(self, rule, param, direct=direct)
-        if direct:
-            direct_runs.append(done)
+    def spy(self, rule, data, grad):
+        done = original(self, rule, data, grad)
+        direct_runs.append(done)
         return done
-    monkeypatch.setattr(intel64.Intel64Device, 'elementwise_update', spy)
+    monkeypatch.setattr(_Plan, 'update_direct', spy)
     results = []
     for general in (False, True):
         link = _make_params(general)

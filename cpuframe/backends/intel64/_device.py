@@ -62,7 +62,7 @@ class Intel64Device(Device):
         return array
 
 
-    def elementwise_update(self, rule, param, direct=False):
+    def elementwise_update(self, rule, param):
         """``rule.update_core_cpu`` on flat NumPy views of the parameter.
 
         With the parameter, its gradient and every state array as mdarrays of
@@ -75,68 +75,22 @@ class Intel64Device(Device):
         The views of the parameter and the state, and which of them have
         padding, are kept on the rule (``_intel64_plan``, a ``_Plan``) while
         the same arrays hold the same buffers: a small model's step updates
-        each parameter with a few microseconds of bookkeeping.
-
-        ``direct`` (``UpdateRule._update_direct``): only where the kept
-        plan still holds, and the rule's step count ``t`` is advanced just
-        before the update runs (False: nothing done, ``t`` unchanged).
+        each parameter with a few microseconds of bookkeeping, and
+        ``UpdateRule._update_direct`` asks the kept plan itself
+        (``_Plan.update_direct``).
         """
         data = param.array
         if type(data) is not _pkg.mdarray:
             return False
         g = param._grad_var
-        grad = None if g is None else g._array
         state = rule._state or {}
         plan = rule.__dict__.get('_intel64_plan')
         if plan is None or not plan.holds(data, state):
-            if direct:
-                return False
             plan = _Plan.make(data, state)
             rule._intel64_plan = plan
             if plan is None:
                 return False
-        if isinstance(grad, numpy.ndarray):
-            if grad.shape != plan.shape or grad.dtype != numpy.float32:
-                return False
-            if plan.plain:
-                # (a gradient the NumPy path computed): read in NumPy order
-                grad_view = grad.reshape(-1) if grad.flags.c_contiguous \
-                    else numpy.ascontiguousarray(grad).reshape(-1)
-            else:
-                # A NumPy gradient of a re-laid-out weight (a small layer's
-                # backward ran on NumPy): one reorder into the weight's
-                # layout, then the same flat update.
-                laid_out = _pkg.mdarray.empty_like(data)
-                laid_out.copy_from(grad)
-                grad_view = laid_out.raw_view()
-        elif grad is not None and _pkg.is_native_array(grad):
-            if not grad.same_layout(data):  # (also: same storage dtype)
-                return False
-            grad_view = grad.raw_view()
-        else:
-            return False
-        if direct:
-            rule.t += 1
-        flat = _FlatParam(plan.data_view, grad_view)
-        views = plan.views
-        rule._state = views
-        try:
-            if direct:
-                # (_update_direct's case: the rule may take the views as
-                # read here, UpdateRule._direct_cpu)
-                rule._direct_cpu(flat, flat.array, grad_view)
-            else:
-                rule.update_core_cpu(flat)
-        finally:
-            rule._state = state
-            if len(views) != plan.n_state or not plan.same_views():
-                # The update replaced or added a state entry (e.g.
-                # amsgrad's vhat switched on): written back, plan dropped.
-                rule._intel64_plan = None
-                _write_back(views, plan.items, state, data, flat)
-        for t in plan.padded:
-            t.zero_padding()
-        return True
+        return plan.run(rule, state, None if g is None else g._array, False)
 
 
 class _Plan:
@@ -144,8 +98,9 @@ class _Plan:
     the parameter's and its state's buffers, and what they were made
     from (the arrays and their buffer addresses, checked per update)."""
 
-    __slots__ = ('data', 'tensors', 'ptrs', 'kept', 'n_state', 'data_view',
-                 'views', 'items', 'padded', 'plain', 'shape')
+    __slots__ = ('data', 'tensors', 'ptrs', 'kept', 'keys', 'ids',
+                 'data_view', 'views', 'items', 'view_ids',
+                 'padded', 'plain', 'shape')
 
     @classmethod
     def make(cls, data, state):
@@ -166,12 +121,16 @@ class _Plan:
         plan = cls()
         plan.data = data
         plan.kept = tuple((key, value) for key, value, _ in kept)
-        plan.n_state = len(kept)
+        # (the state's keys and its values' identities, compared per update
+        # in C: the plan keeps the values, so their ids stay theirs)
+        plan.keys = frozenset(state.keys())
+        plan.ids = [id(value) for _, value, _ in kept]
         plan.tensors = (data,) + tuple(v for _, v, t in kept if t)
         plan.ptrs = _pkg.native().data_ptrs(plan.tensors)
         plan.data_view = data.raw_view()
         plan.views = {k: v.raw_view() if t else v for k, v, t in kept}
         plan.items = tuple(plan.views.items())
+        plan.view_ids = [id(view) for view in plan.views.values()]
         plan.padded = tuple(t for t in plan.tensors if t.has_padding)
         plan.plain = data.is_plain
         plan.shape = tuple(data.shape)   # (an mdarray's shape never changes)
@@ -181,20 +140,70 @@ class _Plan:
         """Whether the views still view ``data``'s and ``state``'s buffers
         (same arrays, same buffers: a layout adopted in place moves a
         tensor to a new buffer)."""
-        if self.data is not data or len(state) != self.n_state:
-            return False
-        for key, value in self.kept:
-            if state.get(key) is not value:
-                return False
-        return _pkg.native().data_ptrs(self.tensors) == self.ptrs
+        return self.data is data and \
+            list(map(id, state.values())) == self.ids and \
+            state.keys() == self.keys and \
+            _pkg._dnnl.data_ptrs(self.tensors) == self.ptrs
 
-    def same_views(self):
-        """Whether the views are still the state the update ran on."""
-        views = self.views
-        for key, view in self.items:
-            if views.get(key) is not view:
+    def update_direct(self, rule, data, grad):
+        """``UpdateRule._update_direct`` on the device: the update of
+        ``data`` (the parameter's array) from ``grad`` (its gradient's
+        array or None) through this plan, kept by an earlier
+        ``elementwise_update``, where it still holds; the rule's step count
+        ``t`` advanced just before the update runs (False: nothing done,
+        ``t`` unchanged)."""
+        state = rule._state
+        if state is None or not self.holds(data, state):
+            return False
+        return self.run(rule, state, grad, True)
+
+    def run(self, rule, state, grad, direct):
+        """The update on the views: ``rule.update_core_cpu``, or with
+        ``direct`` the rule's ``_direct_cpu`` after ``t += 1``; False
+        (nothing done) for a gradient the views cannot take."""
+        if isinstance(grad, numpy.ndarray):
+            if grad.shape != self.shape or grad.dtype != numpy.float32:
                 return False
+            if self.plain:
+                # (a gradient the NumPy path computed): read in NumPy order
+                grad_view = grad.reshape(-1) if grad.flags.c_contiguous \
+                    else numpy.ascontiguousarray(grad).reshape(-1)
+            else:
+                # A NumPy gradient of a re-laid-out weight (a small layer's
+                # backward ran on NumPy): one reorder into the weight's
+                # layout, then the same flat update.
+                laid_out = _pkg.mdarray.empty_like(self.data)
+                laid_out.copy_from(grad)
+                grad_view = laid_out.raw_view()
+        elif grad is not None and _pkg.is_native_array(grad):
+            if not grad.same_layout(self.data):  # (also: same storage dtype)
+                return False
+            grad_view = grad.raw_view()
+        else:
+            return False
+        if direct:
+            rule.t += 1
+        flat = _FlatParam(self.data_view, grad_view)
+        views = self.views
+        rule._state = views
+        try:
+            if direct:
+                # (_update_direct's case: the rule may take the views as
+                # read here, UpdateRule._direct_cpu)
+                rule._direct_cpu(flat, flat.array, grad_view)
+            else:
+                rule.update_core_cpu(flat)
+        finally:
+            rule._state = state
+            if list(map(id, views.values())) != self.view_ids:
+                # The update replaced or added a state entry (e.g.
+                # amsgrad's vhat switched on): written back, plan dropped.
+                rule._intel64_plan = None
+                _write_back(views, self.items, state, self.data, flat)
+        for t in self.padded:
+            t.zero_padding()
         return True
+
 
 
 def _write_back(views, original, state, data, flat):

@@ -194,3 +194,56 @@ class _Holder(cpuframe.Link):
         super().__init__()
         with self.init_scope():
             self.p = p
+
+
+@pytest.mark.parametrize('make_opt', [OPTIMIZERS[1], OPTIMIZERS[8],
+                                      OPTIMIZERS[9]])
+@pytest.mark.parametrize('change', ['replace', 'extra_key', 'scalar'])
+def test_kept_views_follow_state_entries_replaced(make_opt, change):
+    # A state entry replaced between updates by an array of other values
+    # (a snapshot loaded, a user's reset), an entry added, or a non-array
+    # entry replaced: the next update must read and write the new entry,
+    # not the kept view of the old one. Every step equals the NumPy path's
+    # doing the same; the replaced device array is the one updated.
+    rng = numpy.random.default_rng(5)
+    w0 = rng.standard_normal((16, 8)).astype(numpy.float32)
+    grads = [rng.standard_normal(w0.shape).astype(numpy.float32)
+             for _ in range(5)]
+    ref = cpuframe.Parameter(w0.copy())
+    got = cpuframe.Parameter(intel64.from_numpy(w0))
+    opts = [make_opt().setup(_Holder(ref)), make_opt().setup(_Holder(got))]
+    replaced = None
+    for step, g in enumerate(grads):
+        ref.grad = g.copy()
+        got.grad = intel64.from_numpy(g)
+        if step == 3:
+            for p in (ref, got):
+                state = p.update_rule.state
+                key = sorted(k for k, v in state.items()
+                             if hasattr(v, 'shape'))[0]
+                if change == 'replace':
+                    new = numpy.full(w0.shape, 0.25, numpy.float32)
+                    state[key] = new if p is ref else intel64.from_numpy(new)
+                    if p is got:
+                        replaced = state[key]
+                elif change == 'extra_key':
+                    state['extra'] = numpy.zeros(3, numpy.float32)
+                else:
+                    state['extra'] = 1
+        if step == 4 and change == 'scalar':
+            for p in (ref, got):
+                p.update_rule.state['extra'] = 2
+        for opt in opts:
+            opt.update()
+        numpy.testing.assert_allclose(numpy.asarray(got.array), ref.array,
+                                      rtol=1e-5, atol=1e-6,
+                                      err_msg='step {}'.format(step))
+        if step >= 1:   # (the plan exists from the second update on)
+            assert got.update_rule._intel64_plan is not None or \
+                change == 'extra_key'
+    if replaced is not None:
+        key = [k for k, v in got.update_rule.state.items()
+               if v is replaced]
+        assert key, 'the replaced entry was dropped'
+        # updated in place from 0.25: the update read and wrote it
+        assert not numpy.allclose(numpy.asarray(replaced), 0.25)
