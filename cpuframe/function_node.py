@@ -224,19 +224,40 @@ class FunctionNode:
                 requires_grad = False
             else:
                 n_in = -1
-        elif n_in == 2 and t in _VARIABLES and type(inputs[1]) in _VARIABLES:
-            input_vars = x, x1 = inputs[0], inputs[1]
-            in_data = (x._array, x1._array)
-            requires_grad = x._requires_grad or x1._requires_grad
+        elif n_in == 2 and t in _VARIABLES:
+            x1 = inputs[1]
+            t = type(x1)
+            if t in _VARIABLES:
+                input_vars = x, x1
+                in_data = (x._array, x1._array)
+                requires_grad = x._requires_grad or x1._requires_grad
+            elif t is _ndarray or t is tensor_type:
+                # (a loss's targets: a Variable and a constant, wrapped
+                # only if the graph is recorded; a list: n_in 0)
+                n_in = 0
+                input_vars = [x, None]
+                in_data = (x._array, x1)
+                requires_grad = x._requires_grad
+            else:
+                n_in = -1
             x1 = None
-        elif n_in == 3 and t in _VARIABLES and \
-                type(inputs[1]) in _VARIABLES and \
+        elif n_in == 3 and type(inputs[1]) in _VARIABLES and \
                 type(inputs[2]) in _VARIABLES:
             # (x, W, b of a layer: every Linear and Convolution)
-            input_vars = x, x1, x2 = inputs[0], inputs[1], inputs[2]
-            in_data = (x._array, x1._array, x2._array)
-            requires_grad = x._requires_grad or x1._requires_grad or \
-                x2._requires_grad
+            x1, x2 = inputs[1], inputs[2]
+            if t in _VARIABLES:
+                input_vars = x, x1, x2
+                in_data = (x._array, x1._array, x2._array)
+                requires_grad = x._requires_grad or x1._requires_grad or \
+                    x2._requires_grad
+            elif t is _ndarray or t is tensor_type:
+                # (a first layer's: x an array, a constant)
+                n_in = 0
+                input_vars = [None, x1, x2]
+                in_data = (x, x1._array, x2._array)
+                requires_grad = x1._requires_grad or x2._requires_grad
+            else:
+                n_in = -1
             x1 = x2 = None
         else:
             n_in = -1

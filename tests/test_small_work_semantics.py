@@ -387,10 +387,13 @@ _KINDS = {
 @pytest.mark.parametrize('kinds', [
     ('variable',), ('parameter',), ('array',),
     ('variable', 'parameter'), ('parameter', 'constant'),
-    ('array', 'parameter'),
+    ('array', 'parameter'), ('variable', 'array'), ('parameter', 'array'),
+    ('array', 'array'), ('subclass', 'array'),
     ('variable', 'parameter', 'parameter'), ('parameter',) * 3,
     ('constant', 'parameter', 'constant'), ('constant',) * 3,
-    ('array', 'parameter', 'parameter'), ('subclass', 'parameter', 'variable'),
+    ('array', 'parameter', 'parameter'), ('array', 'variable', 'constant'),
+    ('array', 'constant', 'parameter'),
+    ('variable', 'array', 'parameter'), ('subclass', 'parameter', 'variable'),
 ])
 @pytest.mark.parametrize('backprop', [True, False])
 def test_apply_links_each_input_kind_as_the_general_path(kinds, backprop):
