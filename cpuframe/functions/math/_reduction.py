@@ -9,6 +9,8 @@ from cpuframe.utils import type_check
 def normalize_axis(axis, ndim, where):
     if axis is None:
         return None
+    if type(axis) is int and 0 <= axis < ndim:
+        return (axis,)  # (the common case: a bias gradient's axis 0)
     if isinstance(axis, int):
         axis = (axis,)
     out = []
