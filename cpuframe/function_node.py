@@ -207,8 +207,9 @@ class FunctionNode:
         # graph is recorded), their arrays, and whether one needs a gradient
         tensor_type = intel64.mdarray
         n_in = len(inputs)
-        # (one or two Variables, or one array, the common cases, without
-        # lists: n_in then says how many Variables input_vars holds)
+        # (one, two or three Variables, or one array, the common cases,
+        # without lists: n_in then says how many Variables input_vars holds;
+        # a constant array beside Variables makes it a list, n_in 0)
         x = inputs[0] if n_in else None
         t = type(x)
         if n_in == 1:
@@ -550,8 +551,10 @@ class FunctionNode:
 
     _route_choice = None
     #: (inputs, their NumPy views): what ``_wants_route_on_device`` read
-    #: when it declined the route, for the ``_forward_routed`` that follows
-    #: (cleared there: a recorded node must not keep the views alive)
+    #: when it declined the route asked through ``_choose_on_device`` (the
+    #: general choice, a composite's ``choose_intel64``), for the
+    #: ``_forward_routed`` that follows (cleared there: a recorded node must
+    #: not keep the views alive; its inline choice takes them directly)
     _plain_inputs = None
 
     def choose_intel64(self, inputs):
@@ -655,7 +658,9 @@ class FunctionNode:
         try:
             if type(self).intel64_profitable_on_device is \
                     _default_profitable_on_device:
-                # (the default asks the NumPy-array rule: one call less)
+                # (the default asks the NumPy-array rule: one call less; the
+                # rule is the class's, as the other per-class facts apply
+                # asks by identity)
                 if self.intel64_profitable(inputs):
                     return True
             elif self.intel64_profitable_on_device(inputs):
@@ -664,8 +669,8 @@ class FunctionNode:
             return True
         if type(inputs) is tuple:
             # NumPy arrays and plain float32 buffers only (the common case):
-            # their views, read once for ``_forward_routed`` (an input is
-            # an mdarray: the native module is loaded)
+            # their views, read once for ``_forward_routed`` (the native
+            # module is loaded: both ways here ask it first)
             views = intel64._dnnl.plain_views(inputs)
             if views is not None:
                 return views

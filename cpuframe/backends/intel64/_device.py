@@ -121,9 +121,10 @@ class _Plan:
         plan = cls()
         plan.data = data
         plan.kept = tuple((key, value) for key, value, _ in kept)
-        # (the state's keys and its values' identities, compared per update
-        # in C: the plan keeps the values, so their ids stay theirs)
-        plan.keys = frozenset(state.keys())
+        # (the state's keys and its values' identities in the dictionary's
+        # order, compared per update in C: together they tie each key to its
+        # value; the plan keeps the values, so their ids stay theirs)
+        plan.keys = tuple(state)
         plan.ids = [id(value) for _, value, _ in kept]
         plan.tensors = (data,) + tuple(v for _, v, t in kept if t)
         plan.ptrs = _pkg.native().data_ptrs(plan.tensors)
@@ -142,7 +143,7 @@ class _Plan:
         tensor to a new buffer)."""
         return self.data is data and \
             list(map(id, state.values())) == self.ids and \
-            state.keys() == self.keys and \
+            tuple(state) == self.keys and \
             _pkg._dnnl.data_ptrs(self.tensors) == self.ptrs
 
     def update_direct(self, rule, data, grad):

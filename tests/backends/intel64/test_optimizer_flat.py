@@ -198,7 +198,8 @@ class _Holder(cpuframe.Link):
 
 @pytest.mark.parametrize('make_opt', [OPTIMIZERS[1], OPTIMIZERS[8],
                                       OPTIMIZERS[9]])
-@pytest.mark.parametrize('change', ['replace', 'extra_key', 'scalar'])
+@pytest.mark.parametrize('change', ['replace', 'extra_key', 'scalar',
+                                    'swap'])
 def test_kept_views_follow_state_entries_replaced(make_opt, change):
     # A state entry replaced between updates by an array of other values
     # (a snapshot loaded, a user's reset), an entry added, or a non-array
@@ -226,6 +227,17 @@ def test_kept_views_follow_state_entries_replaced(make_opt, change):
                     state[key] = new if p is ref else intel64.from_numpy(new)
                     if p is got:
                         replaced = state[key]
+                elif change == 'swap':
+                    # the same arrays under each other's keys, in the
+                    # dictionary's former order of values
+                    arrays = [k for k, v in state.items()
+                              if hasattr(v, 'shape')]
+                    if len(arrays) < 2:
+                        continue
+                    a, b = arrays[0], arrays[1]
+                    va, vb = state.pop(a), state.pop(b)
+                    state[b] = va
+                    state[a] = vb
                 elif change == 'extra_key':
                     state['extra'] = numpy.zeros(3, numpy.float32)
                 else:
