@@ -206,7 +206,6 @@ class _Plan:
         return True
 
 
-
 def _write_back(views, original, state, data, flat):
     """State entries an update made anew, back to the device."""
     original = dict(original)
