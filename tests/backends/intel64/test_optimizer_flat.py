@@ -153,19 +153,28 @@ def _param_with_grad(rng, shape):
     return p
 
 
+def _numpy_and_device_pair(make_opt, seed, shape, steps):
+    """A weight ``w0`` of ``shape``, ``steps`` gradients for it, and two
+    Parameters of it (``ref`` on NumPy, ``got`` on '@intel64'), each
+    under its own optimizer (``opts``)."""
+    rng = numpy.random.default_rng(seed)
+    w0 = rng.standard_normal(shape).astype(numpy.float32)
+    grads = [rng.standard_normal(shape).astype(numpy.float32)
+             for _ in range(steps)]
+    ref = cpuframe.Parameter(w0.copy())
+    got = cpuframe.Parameter(intel64.from_numpy(w0))
+    opts = [make_opt().setup(_Holder(ref)), make_opt().setup(_Holder(got))]
+    return w0, grads, ref, got, opts
+
+
 @pytest.mark.parametrize('make_opt', [OPTIMIZERS[0], OPTIMIZERS[8]])
 def test_kept_views_follow_buffers_replaced_in_place(make_opt):
     # The update keeps views of the parameter's and the state's buffers
     # between steps; a parameter re-laid out in place (a new buffer), a
     # state array replaced (a loaded snapshot) must not be updated through
     # stale views: every step matches the NumPy path's.
-    rng = numpy.random.default_rng(3)
-    w0 = rng.standard_normal((37, 20)).astype(numpy.float32)
-    grads = [rng.standard_normal(w0.shape).astype(numpy.float32)
-             for _ in range(4)]
-    ref = cpuframe.Parameter(w0.copy())
-    got = cpuframe.Parameter(intel64.from_numpy(w0))
-    opts = [make_opt().setup(_Holder(ref)), make_opt().setup(_Holder(got))]
+    w0, grads, ref, got, opts = _numpy_and_device_pair(make_opt, 3,
+                                                       (37, 20), 4)
     for step, g in enumerate(grads):
         ref.grad = g.copy()
         got.grad = intel64.from_numpy(g) if step != 2 else g.copy()
@@ -206,13 +215,8 @@ def test_kept_views_follow_state_entries_replaced(make_opt, change):
     # entry replaced: the next update must read and write the new entry,
     # not the kept view of the old one. Every step equals the NumPy path's
     # doing the same; the replaced device array is the one updated.
-    rng = numpy.random.default_rng(5)
-    w0 = rng.standard_normal((16, 8)).astype(numpy.float32)
-    grads = [rng.standard_normal(w0.shape).astype(numpy.float32)
-             for _ in range(5)]
-    ref = cpuframe.Parameter(w0.copy())
-    got = cpuframe.Parameter(intel64.from_numpy(w0))
-    opts = [make_opt().setup(_Holder(ref)), make_opt().setup(_Holder(got))]
+    w0, grads, ref, got, opts = _numpy_and_device_pair(make_opt, 5,
+                                                       (16, 8), 5)
     replaced = None
     for step, g in enumerate(grads):
         ref.grad = g.copy()
