@@ -26,6 +26,16 @@ def get_deconv_outsize(size, k, s, p, cover_all=False, d=1):
 
 def as_tuple(x, n, name='argument'):
     """``x`` as an ``n``-tuple of ints (an int is repeated ``n`` times)."""
+    # The usual cases first: an int, or already a tuple of n ints.
+    t = type(x)
+    if t is int:
+        return (x,) * n
+    if t is tuple and len(x) == n:
+        for v in x:
+            if type(v) is not int:
+                break
+        else:
+            return x
     if hasattr(x, '__getitem__'):
         x = tuple(int(v) for v in x)
         if len(x) != n:

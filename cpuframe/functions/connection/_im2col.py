@@ -53,6 +53,50 @@ def conv_outsize(size, ksize, stride, pad, dilate=1, cover_all=False):
                                              dilate, cover_all))
 
 
+# im2col's geometry per (shape, options): the same few layers call it on
+# every step, and working it out is most of a small convolution's Python.
+# Bounded (cleared when full); entries are tuples, so threads may share it.
+_GEOMETRY = {}
+_GEOMETRY_MAX = 256
+
+
+def _im2col_geometry(shape, ksize, stride, pad, dilate, cover_all):
+    """``(ksize, stride, dilate, outsize, padded shape or None, the slices
+    of x in the padded image)`` for an image of ``shape``."""
+    key = (shape, ksize, stride, pad, dilate, cover_all)
+    try:
+        geometry = _GEOMETRY.get(key)
+    except TypeError:          # an option given as a list: not kept
+        return _work_out_geometry(*key)
+    if geometry is None:
+        geometry = _work_out_geometry(*key)
+        if len(_GEOMETRY) >= _GEOMETRY_MAX:
+            _GEOMETRY.clear()
+        _GEOMETRY[key] = geometry
+    return geometry
+
+
+def _work_out_geometry(shape, ksize, stride, pad, dilate, cover_all):
+    nd = len(shape) - 2
+    size = tuple(shape[2:])
+    ksize = as_tuple(ksize, nd, 'ksize')
+    stride = as_tuple(stride, nd, 'stride')
+    pad = as_tuple(pad, nd, 'pad')
+    dilate = as_tuple(dilate, nd, 'dilate')
+    outsize = conv_outsize(size, ksize, stride, pad, dilate, cover_all)
+    # The padded input must reach the last element of the last window.
+    far = tuple(max(0, (k - 1) * d + s * (o - 1) + 1 - p - h)
+                for h, k, s, p, d, o in zip(size, ksize, stride, pad,
+                                            dilate, outsize))
+    if not any(pad) and not any(far):
+        return ksize, stride, dilate, outsize, None, None
+    padded = tuple(shape[:2]) + tuple(
+        h + p + f for h, p, f in zip(size, pad, far))
+    inner = (slice(None), slice(None)) + tuple(
+        slice(p, p + h) for p, h in zip(pad, size))
+    return ksize, stride, dilate, outsize, padded, inner
+
+
 def im2col(x, ksize, stride, pad, dilate=1, cover_all=False, pval=0):
     """Columns of ``x`` (``(N, C, *size)``) as a read-only strided view.
 
@@ -70,28 +114,17 @@ def im2col(x, ksize, stride, pad, dilate=1, cover_all=False, pval=0):
         copy of ``x`` (or ``x`` itself when no padding is needed).
     """
     xp = backend.get_array_module(x)
-    nd = x.ndim - 2
-    size = x.shape[2:]
-    ksize = as_tuple(ksize, nd, 'ksize')
-    stride = as_tuple(stride, nd, 'stride')
-    pad = as_tuple(pad, nd, 'pad')
-    dilate = as_tuple(dilate, nd, 'dilate')
-    outsize = conv_outsize(size, ksize, stride, pad, dilate, cover_all)
-    # The padded input must reach the last element of the last window.
-    far = tuple(max(0, (k - 1) * d + s * (o - 1) + 1 - p - h)
-                for h, k, s, p, d, o in zip(size, ksize, stride, pad,
-                                            dilate, outsize))
-    if any(pad) or any(far):
-        shape = x.shape[:2] + tuple(h + p + f for h, p, f in
-                                    zip(size, pad, far))
+    ksize, stride, dilate, outsize, shape, inner = _im2col_geometry(
+        x.shape, ksize, stride, pad, dilate, cover_all)
+    if shape is not None:
         if pval == 0:
             img = xp.zeros(shape, dtype=x.dtype)
         else:
             img = xp.full(shape, pval, dtype=x.dtype)
-        img[(slice(None), slice(None)) + tuple(
-            slice(p, p + h) for p, h in zip(pad, size))] = x
+        img[inner] = x
     else:
         img = x
+    nd = len(ksize)
     st = img.strides
     strides = st[:2] + tuple(st[2 + i] * dilate[i] for i in range(nd)) + \
         tuple(st[2 + i] * stride[i] for i in range(nd))

@@ -64,6 +64,26 @@ def check_positive_output(in_dims, out_dims):
                 tuple(in_dims), tuple(out_dims)))
 
 
+# One Windows per geometry, shared: the same few pooling layers run on
+# every step.  A Windows is not changed after it is made (its offsets are
+# worked out once, the same by any thread), so sharing it is safe.
+_WINDOWS = {}
+_WINDOWS_MAX = 256
+
+
+def windows(in_dims, ksize, stride, pad, out_dims):
+    """The (shared) ``Windows`` of this geometry."""
+    key = (tuple(in_dims), tuple(ksize), tuple(stride), tuple(pad),
+           tuple(out_dims))
+    w = _WINDOWS.get(key)
+    if w is None:
+        w = Windows(*key)
+        if len(_WINDOWS) >= _WINDOWS_MAX:
+            _WINDOWS.clear()
+        _WINDOWS[key] = w
+    return w
+
+
 class Windows:
     """The windows of one pooling geometry.
 
@@ -87,6 +107,8 @@ class Windows:
         for k in self.ksize:
             self.n_offsets *= k
         self.overlapping = any(s < k for s, k in zip(self.stride, self.ksize))
+        self._offsets = None
+        self._flat_parts = None
 
     # -- the padded buffer ---------------------------------------------------
     def _inner(self):
@@ -114,12 +136,17 @@ class Windows:
         return buf[(Ellipsis,) + self._inner()]
 
     def offsets(self):
-        """``(flat kernel index, slices)`` for every kernel offset."""
-        for kk, k in enumerate(itertools.product(
-                *[range(k) for k in self.ksize])):
-            yield kk, (Ellipsis,) + tuple(
-                slice(kd, kd + s * (o - 1) + 1, s)
-                for kd, s, o in zip(k, self.stride, self.out_dims))
+        """``(flat kernel index, slices)`` for every kernel offset (a tuple,
+        worked out on first use)."""
+        offsets = self._offsets
+        if offsets is None:
+            offsets = self._offsets = tuple(
+                (kk, (Ellipsis,) + tuple(
+                    slice(kd, kd + s * (o - 1) + 1, s)
+                    for kd, s, o in zip(k, self.stride, self.out_dims)))
+                for kk, k in enumerate(itertools.product(
+                    *[range(k) for k in self.ksize])))
+        return offsets
 
     # -- pooling (in -> out) -------------------------------------------------
     def window_max(self, buf):
@@ -141,7 +168,7 @@ class Windows:
         # Last offset first, so that the first maximum wins a tie.  The
         # arithmetic update on a small integer type is several times faster
         # than a masked copy.
-        for kk, sl in reversed(list(self.offsets())):
+        for kk, sl in reversed(self.offsets()):
             hit = (buf[sl] == y).view(numpy.int8).astype(dtype, copy=False)
             idx -= (idx - dtype.type(kk)) * hit
         return idx
@@ -172,12 +199,23 @@ class Windows:
     def flat_indices(self, idx):
         """Positions in the flattened buffer of the kernel offsets ``idx``."""
         xp = backend.get_array_module(idx)
+        n, c = idx.shape[:2]
+        # Window origins and kernel offsets depend on the geometry and
+        # (n, c) only: the last batch shape's are kept (read-only, one
+        # tuple, so a thread sees a whole one or works them out itself).
+        kept = self._flat_parts
+        if kept is None or kept[0] != (n, c, xp):
+            kept = self._flat_parts = ((n, c, xp),) + \
+                self._work_out_flat_parts(xp, n, c)
+        _, origins, kernel = kept
+        return origins + kernel[idx]
+
+    def _work_out_flat_parts(self, xp, n, c):
         nd = self.ndim
         buf_strides = [1] * nd
         for d in range(nd - 2, -1, -1):
             buf_strides[d] = buf_strides[d + 1] * self.buf_dims[d + 1]
         plane = buf_strides[0] * self.buf_dims[0]
-        n, c = idx.shape[:2]
         flat = (xp.arange(n * c, dtype=numpy.intp) * plane).reshape(
             (n, c) + (1,) * nd)
         for d in range(nd):
@@ -191,7 +229,11 @@ class Windows:
             shape[d] = self.ksize[d]
             kernel = kernel + (xp.arange(self.ksize[d], dtype=numpy.intp) *
                                buf_strides[d]).reshape(shape)
-        return flat + kernel.ravel()[idx]
+        kernel = kernel.ravel()
+        if xp is numpy:
+            flat.flags.writeable = False
+            kernel.flags.writeable = False
+        return flat, kernel
 
     def scatter_at(self, y, flat):
         """Add ``y[o]`` at buffer position ``flat[o]``; crop the buffer."""

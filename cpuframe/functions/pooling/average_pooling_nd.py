@@ -117,7 +117,7 @@ class AveragePoolingND(FunctionNode):
         dims = x.shape[2:]
         out_dims = _pooling_utils.pooled_dims(
             dims, self.ksize, self.stride, self.pad, False)
-        self._windows = _pooling_utils.Windows(
+        self._windows = _pooling_utils.windows(
             dims, self.ksize, self.stride, self.pad, out_dims)
         self._xp = backend.get_array_module(x)
         self._count = None
@@ -131,7 +131,7 @@ class AveragePoolingND(FunctionNode):
         dims = x.shape[2:]
         out_dims = _pooling_utils.pooled_dims(
             dims, self.ksize, self.stride, self.pad, False)
-        self._windows = _pooling_utils.Windows(
+        self._windows = _pooling_utils.windows(
             dims, self.ksize, self.stride, self.pad, out_dims)
         self._xp = numpy
         self._count = None

@@ -146,7 +146,7 @@ class MaxPoolingND(FunctionNode):
         dims = x.shape[2:]
         out_dims = _pooling_utils.pooled_dims(
             dims, self.ksize, self.stride, self.pad, self.cover_all)
-        self._windows = _pooling_utils.Windows(
+        self._windows = _pooling_utils.windows(
             dims, self.ksize, self.stride, self.pad, out_dims)
         self._in_shape = x.shape
         self._out_shape = x.shape[:2] + out_dims
@@ -185,7 +185,7 @@ class MaxPoolingND(FunctionNode):
         dims = x.shape[2:]
         out_dims = _pooling_utils.pooled_dims(
             dims, self.ksize, self.stride, self.pad, self.cover_all)
-        self._windows = _pooling_utils.Windows(
+        self._windows = _pooling_utils.windows(
             dims, self.ksize, self.stride, self.pad, out_dims)
         self._in_shape = x.shape
         self._out_shape = x.shape[:2] + out_dims

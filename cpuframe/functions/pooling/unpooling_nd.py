@@ -84,7 +84,7 @@ class UnpoolingND(FunctionNode):
         x, = inputs
         dims = x.shape[2:]
         out_dims = self._out_dims(dims)
-        self._windows = _pooling_utils.Windows(
+        self._windows = _pooling_utils.windows(
             out_dims, self.ksize, self.stride, self.pad, dims)
         self._out_shape = x.shape[:2] + out_dims
         return self._windows.scatter_sum(x),

@@ -91,7 +91,7 @@ class Upsampling2D(FunctionNode):
         x, = inputs
         dims = x.shape[2:]
         out_dims = self._out_dims(dims)
-        self._windows = _pooling_utils.Windows(
+        self._windows = _pooling_utils.windows(
             out_dims, self.ksize, self.stride, self.pad, dims)
         self._out_shape = x.shape[:2] + out_dims
         self._flat = self._windows.flat_indices(self.indexes)

@@ -57,3 +57,27 @@ def test_three_dimensions():
     g = rng.uniform(-1, 1, col.shape)
     back = col2im(g, (1, 2, 1), (0, 1, 1), x.shape[2:])
     numpy.testing.assert_allclose((col * g).sum(), (x * back).sum())
+
+
+def test_geometry_kept_per_shape_and_options():
+    # im2col keeps its geometry per (shape, options): a second image of
+    # another shape, options given as lists (not kept), a wrong option
+    # length after a good call, and a full cache all give what a fresh
+    # computation gives.
+    from cpuframe.functions.connection import _im2col
+    rng = numpy.random.RandomState(2)
+    a = rng.uniform(-1, 1, (1, 2, 4, 4))
+    b = rng.uniform(-1, 1, (1, 2, 6, 3))
+    first = im2col(a, 2, 1, 1)
+    numpy.testing.assert_array_equal(im2col(a, 2, 1, 1), first)
+    col = im2col(b, 2, 1, 1)
+    assert col.shape == (1, 2, 2, 2, 7, 4)
+    numpy.testing.assert_array_equal(col[0, :, 1, 1, 5, 2], b[0, :, 5, 2])
+    numpy.testing.assert_array_equal(col[0, :, 0, 0, 0, 0], 0.0)
+    numpy.testing.assert_array_equal(im2col(b, [2, 2], [1, 1], [1, 1]), col)
+    with pytest.raises(ValueError, match='pad'):
+        im2col(b, 2, 1, (1, 1, 1))
+    for h in range(1, _im2col._GEOMETRY_MAX + 10):
+        im2col(numpy.zeros((1, 1, h, 2)), 1, 1, 0)
+    assert len(_im2col._GEOMETRY) <= _im2col._GEOMETRY_MAX
+    numpy.testing.assert_array_equal(im2col(a, 2, 1, 1), first)

@@ -149,3 +149,35 @@ def test_empty_output():
 def test_int_input():
     with pytest.raises(type_check.InvalidType, match='MaxPoolingND'):
         F.max_pooling_nd(numpy.zeros((1, 1, 4), numpy.int64), 2)
+
+
+def test_windows_shared_per_geometry_and_offsets_worked_out_once():
+    # One Windows per geometry; its offsets are the same tuple on every
+    # call and equal a fresh object's; another geometry gets its own.
+    from cpuframe.functions.pooling import _pooling_utils as pu
+    w = pu.windows((5, 4), (2, 3), (2, 1), (1, 0), (3, 2))
+    assert pu.windows([5, 4], (2, 3), [2, 1], (1, 0), (3, 2)) is w
+    assert w.offsets() is w.offsets()
+    fresh = pu.Windows((5, 4), (2, 3), (2, 1), (1, 0), (3, 2))
+    assert list(w.offsets()) == list(fresh.offsets())
+    assert len(w.offsets()) == 6
+    assert w.offsets()[5] == (5, (Ellipsis, slice(1, 6, 2), slice(2, 4, 1)))
+    other = pu.windows((5, 4), (2, 3), (2, 1), (0, 0), (2, 2))
+    assert other is not w and other.pad == (0, 0)
+
+
+def test_flat_indices_follow_the_batch_shape():
+    # The window origins are kept for the last (n, c): another batch shape
+    # works out its own, and every answer equals a fresh Windows'.
+    from cpuframe.functions.pooling import _pooling_utils as pu
+    w = pu.windows((5, 4), (2, 3), (2, 1), (1, 0), (3, 2))
+    rng = numpy.random.RandomState(3)
+    for n, c in [(2, 3), (1, 3), (2, 3), (2, 1)]:
+        idx = rng.randint(0, 6, (n, c, 3, 2))
+        fresh = pu.Windows((5, 4), (2, 3), (2, 1), (1, 0), (3, 2))
+        got = w.flat_indices(idx)
+        numpy.testing.assert_array_equal(got, fresh.flat_indices(idx))
+        assert got.shape == (n, c, 3, 2)
+        got[...] = -1           # the caller's own array, not the kept one
+    numpy.testing.assert_array_equal(w.flat_indices(idx),
+                                     fresh.flat_indices(idx))
