@@ -52,7 +52,10 @@ else
 
     # 1. Build.
     t0=$(date +%s)
-    "$py" -m pip wheel --no-deps -q -Cbuild-dir="$work/build" -w "$work/raw" . ||
+    # (--config-settings, not -C: the pip of Python 3.9/3.10 installs, 23.0,
+    # knows only the long form)
+    "$py" -m pip wheel --no-deps -q --config-settings=build-dir="$work/build" \
+        -w "$work/raw" . ||
         die "pip wheel"
     raw=$(ls "$work/raw"/cpuframe-*.whl)
     say "built $(basename "$raw") in $(( $(date +%s) - t0 )) s"
