@@ -534,7 +534,10 @@ class FunctionNode:
                 in_data = _bf16.to_bf16_inputs(self, in_data)
             outputs = self.forward_intel64(in_data)
             if not on_device and isinstance(outputs, tuple):
-                outputs = tuple(intel64.to_numpy(y) for y in outputs)
+                for y in outputs:
+                    if type(y) is not _ndarray:
+                        outputs = tuple(intel64.to_numpy(y) for y in outputs)
+                        break
             return outputs
         if on_device:
             plain = self._plain_inputs
@@ -720,7 +723,13 @@ class FunctionNode:
         come from the device (e.g. the forward output it keeps) overrides it
         so that its result stays an mdarray too.
         """
-        return any(intel64.is_native_array(x) for x in inputs)
+        tensor_type = intel64.mdarray
+        for x in inputs:
+            # (NumPy arrays first: before the module loads, ``isinstance``
+            # with the placeholder type runs Python code)
+            if type(x) is not _ndarray and isinstance(x, tensor_type):
+                return True
+        return False
 
     def intel64_supports(self, inputs):
         """Whether ``forward_intel64`` can compute these inputs exactly."""

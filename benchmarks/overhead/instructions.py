@@ -15,7 +15,11 @@ Instructions are not time (a cache miss or a slow division counts one),
 so this complements ``run.py``'s timings; it does not replace them.
 
     python benchmarks/overhead/instructions.py --rows add_fwd,dqn_mlp \\
-        --devices @numpy,@intel64 --baseline /tmp/base
+        --devices @numpy,@auto,@intel64 --baseline /tmp/base
+
+Devices: ``@numpy`` the NumPy path (``use_ideep='never'``), ``@auto`` NumPy
+arrays under ``'auto'`` (cpuframe's default: routes where a size rule says
+oneDNN is faster), ``@intel64`` the model and inputs on the device.
 
 ``--baseline`` imports cpuframe from that checkout (its native module
 built there, as ``run.py --baseline`` expects). ``--where`` says instead
@@ -50,8 +54,11 @@ if root:
 import cpuframe
 import rows
 name, device, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+# '@numpy': the NumPy path (use_ideep 'never'); '@auto': NumPy arrays under
+# 'auto' (what a user gets by default); '@intel64': the model on the device
 cpuframe.config.use_ideep = 'never' if device == '@numpy' else 'auto'
-fn = rows.chainer_rows(rows.ChainerAPI(cpuframe, device))[name]
+fn = rows.chainer_rows(rows.ChainerAPI(
+    cpuframe, '@numpy' if device == '@auto' else device))[name]
 for _ in range(3):
     fn()
 for _ in range(n):

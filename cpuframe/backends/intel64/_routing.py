@@ -37,11 +37,21 @@ def owns_buffer(array):
 def all_float32(inputs):
     """True when every non-None input is a float32 ndarray or an _pkg.mdarray."""
     for x in inputs:
+        if type(x) is _ndarray:
+            # (NumPy's float32 dtype is one object; another float32 dtype,
+            # e.g. with metadata, is still compared)
+            dtype = x.dtype
+            if dtype is _FLOAT32 or dtype == _FLOAT32:
+                continue
+            return False
         if x is None or _pkg.is_native_array(x):
             continue
         if not isinstance(x, numpy.ndarray) or x.dtype != numpy.float32:
             return False
     return True
+
+
+_FLOAT32 = numpy.dtype(numpy.float32)
 
 
 def any_native(inputs):

@@ -39,7 +39,15 @@ def _native_outputs(tensors, on_device):
     device, else NumPy views of their (plain) buffers, without a copy."""
     if on_device:
         return tuple(tensors)
-    return tuple(t.raw_view()[:t.size].reshape(t.shape) for t in tensors)
+    # (plain float32 buffers, as the route writes them: each view made in
+    # one native call; another layout would need a reorder)
+    views = []
+    for t in tensors:
+        view = t.plain_view()
+        if view is None:
+            view = intel64.to_numpy(t)
+        views.append(view)
+    return tuple(views)
 
 
 def _check_lstm_types(c_type, x_type):
