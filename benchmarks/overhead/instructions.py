@@ -44,7 +44,9 @@ HERE = Path(__file__).resolve().parent
 _CALLS = {'op': (50, 550), 'fwdbwd': (20, 220), 'model': (5, 45)}
 
 _CHILD = r'''
+import os
 import sys
+import numpy
 sys.path.insert(0, {here!r})
 root = {root!r}
 if root:
@@ -63,6 +65,9 @@ for _ in range(3):
     fn()
 for _ in range(n):
     fn()
+if os.environ.get('INSTRUCTIONS_SAY'):   # (tests: the mode and array type)
+    api = rows.ChainerAPI(cpuframe, '@numpy' if device == '@auto' else device)
+    print(cpuframe.config.use_ideep, type(api.array(numpy.zeros(1))).__name__)
 '''
 
 

@@ -69,6 +69,13 @@ def test_the_child_script_runs_a_row(tmp_path):
                           '3'], env=env, capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stderr
+    # '@auto': NumPy arrays under use_ideep='auto' (the script says which
+    # mode and array type a row ran with when asked)
+    auto = subprocess.run([sys.executable, str(script), 'add_fwd', '@auto',
+                           '3'], env=dict(env, INSTRUCTIONS_SAY='1'),
+                          capture_output=True, text=True, timeout=300)
+    assert auto.returncode == 0, auto.stderr
+    assert auto.stdout.split() == ['auto', 'ndarray'], auto.stdout
     bad = subprocess.run([sys.executable, str(script), 'no_such_row',
                           '@numpy', '1'], env=env, capture_output=True,
                          text=True, timeout=300)
