@@ -144,9 +144,40 @@ def col2im(col, stride, pad, size, dilate=1):
         entries that fall into the padding are dropped.
     """
     xp = backend.get_array_module(col)
-    nd = (col.ndim - 2) // 2
-    ksize = col.shape[2:2 + nd]
-    outsize = col.shape[2 + nd:]
+    padded, pieces, crop = _col2im_geometry(col.shape, stride, pad, size,
+                                            dilate)
+    img = xp.zeros(col.shape[:2] + padded, dtype=col.dtype)
+    for window, offset in pieces:
+        img[window] += col[offset]
+    if crop is None:
+        return img
+    return xp.ascontiguousarray(img[crop])
+
+
+_COL2IM_GEOMETRY = {}
+
+
+def _col2im_geometry(shape, stride, pad, size, dilate):
+    """``(padded spatial size, (image slices, column index) per kernel
+    offset, the crop or None)`` for columns of ``shape``; kept as
+    ``_im2col_geometry`` keeps its own."""
+    key = (shape, stride, pad, size, dilate)
+    try:
+        geometry = _COL2IM_GEOMETRY.get(key)
+    except TypeError:          # an option given as a list: not kept
+        return _work_out_col2im_geometry(*key)
+    if geometry is None:
+        geometry = _work_out_col2im_geometry(*key)
+        if len(_COL2IM_GEOMETRY) >= _GEOMETRY_MAX:
+            _COL2IM_GEOMETRY.clear()
+        _COL2IM_GEOMETRY[key] = geometry
+    return geometry
+
+
+def _work_out_col2im_geometry(shape, stride, pad, size, dilate):
+    nd = (len(shape) - 2) // 2
+    ksize = tuple(shape[2:2 + nd])
+    outsize = tuple(shape[2 + nd:])
     size = as_tuple(size, nd, 'size')
     stride = as_tuple(stride, nd, 'stride')
     pad = as_tuple(pad, nd, 'pad')
@@ -154,13 +185,13 @@ def col2im(col, stride, pad, size, dilate=1):
     padded = tuple(max(h + 2 * p, (k - 1) * d + s * (o - 1) + 1)
                    for h, k, s, p, d, o in zip(size, ksize, stride, pad,
                                                dilate, outsize))
-    img = xp.zeros(col.shape[:2] + padded, dtype=col.dtype)
     head = (slice(None), slice(None))
-    for offset in itertools.product(*[range(k) for k in ksize]):
-        window = tuple(slice(i * d, i * d + s * (o - 1) + 1, s)
-                       for i, d, s, o in zip(offset, dilate, stride, outsize))
-        img[head + window] += col[head + offset]
+    pieces = tuple(
+        (head + tuple(slice(i * d, i * d + s * (o - 1) + 1, s)
+                      for i, d, s, o in zip(offset, dilate, stride, outsize)),
+         head + offset)
+        for offset in itertools.product(*[range(k) for k in ksize]))
     crop = tuple(slice(p, p + h) for p, h in zip(pad, size))
     if all(c.start == 0 and c.stop == n for c, n in zip(crop, padded)):
-        return img
-    return xp.ascontiguousarray(img[head + crop])
+        return padded, pieces, None
+    return padded, pieces, head + crop

@@ -81,3 +81,21 @@ def test_geometry_kept_per_shape_and_options():
         im2col(numpy.zeros((1, 1, h, 2)), 1, 1, 0)
     assert len(_im2col._GEOMETRY) <= _im2col._GEOMETRY_MAX
     numpy.testing.assert_array_equal(im2col(a, 2, 1, 1), first)
+
+
+def test_col2im_geometry_kept_per_shape_and_options():
+    # col2im stays im2col's adjoint when its geometry is kept: two column
+    # shapes with the same options, options as lists (not kept), and two
+    # pads that give columns of one shape (6 wide, kernel 1, stride 4)
+    rng = numpy.random.RandomState(4)
+    for size, ksize, stride, pad in [
+            ((4, 4), (3, 2), 2, 1), ((6, 3), (3, 2), 2, 1),
+            ((4, 4), (3, 2), 1, 0), ((6, 3), (3, 2), [2, 1], [1, 1]),
+            ((6, 6), (1, 1), 4, 0), ((6, 6), (1, 1), 4, 1)]:
+        x = rng.uniform(-1, 1, (2, 3) + size)
+        col = im2col(x, ksize, stride, pad)
+        g = rng.uniform(-1, 1, col.shape)
+        back = col2im(g, stride, pad, size)
+        assert back.shape == x.shape
+        numpy.testing.assert_allclose((col * g).sum(), (x * back).sum(),
+                                      rtol=1e-12)
