@@ -753,14 +753,7 @@ class GradientMethod(Optimizer):
 
         self.t += 1
         if self.is_safe_to_update():
-            parameter_update = variable.Parameter.update
-            for param in every:
-                rule = param.update_rule
-                if rule is not None and \
-                        type(param).update is parameter_update and \
-                        rule._update_direct(param):
-                    continue
-                param.update()
+            self._update_each(every)
         every = None
 
         for param in params:
@@ -769,6 +762,19 @@ class GradientMethod(Optimizer):
         if self._post_update_hooks or not may_skip_hooks:
             self.call_hooks('post')
         self.update_loss_scale()
+
+    def _update_each(self, params):
+        """Each parameter's update, in order: its rule's direct update where
+        that applies (``UpdateRule._update_direct``), else
+        ``param.update()``. An optimizer may run a step shared by its
+        parameters here (Adam: ``Adam._update_each``)."""
+        parameter_update = variable.Parameter.update
+        for param in params:
+            rule = param.update_rule
+            if rule is not None and type(param).update is parameter_update \
+                    and rule._update_direct(param):
+                continue
+            param.update()
 
     def use_cleargrads(self, use=True):
         """Deprecated: choose ``cleargrads`` (default) or ``zerograds``."""

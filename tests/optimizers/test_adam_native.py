@@ -199,3 +199,67 @@ def test_numpy_raises_follows_the_error_state():
     finally:
         numpy.seterr(**old)
     assert not adam._numpy_raises()
+
+
+def _train_mixed(shared, monkeypatch):
+    # A model whose parameters take different ways: plain ones (the shared
+    # step), one with its own alpha, one whose rule has a hook that changes
+    # the optimizer's alpha in the middle of an update (the parameters after
+    # it must read the new value), a float64 one, and one added after two
+    # steps (its own t); c's hook runs before e, f and z are updated.
+    # ``shared`` False runs the general per-parameter
+    # loop instead of Adam's shared step.
+    if not shared:
+        monkeypatch.setattr(cpuframe.optimizers.Adam, '_update_each',
+                            cpuframe.optimizer.GradientMethod._update_each)
+    taken = []
+    step_update = adam._SharedStep.update
+
+    def counted(self, rule, param, kernel):
+        done = step_update(self, rule, param, kernel)
+        taken.append((param.name, done))
+        return done
+    monkeypatch.setattr(adam._SharedStep, 'update', counted)
+    rng = numpy.random.default_rng(5)
+    model = cpuframe.Chain()
+    with model.init_scope():
+        for name, shape, dtype in [('a', (3, 4), numpy.float32),
+                                   ('b', (5,), numpy.float32),
+                                   ('c', (2, 2), numpy.float32),
+                                   ('e', (6,), numpy.float32),
+                                   ('z', (4,), numpy.float64)]:
+            setattr(model, name, cpuframe.Parameter(
+                rng.standard_normal(shape).astype(dtype)))
+    opt = cpuframe.optimizers.Adam(alpha=0.01).setup(model)
+    model.b.update_rule.hyperparam.alpha = 0.3
+
+    def halve_alpha(rule, param):
+        opt.alpha = opt.alpha * 0.5
+    model.c.update_rule.add_hook(halve_alpha, name='halve')
+    for step in range(4):
+        if step == 2:
+            with model.init_scope():
+                model.f = cpuframe.Parameter(
+                    rng.standard_normal((3,)).astype(numpy.float32))
+            model.f.update_rule = opt.create_update_rule()
+        for p in model.params():
+            p.grad = rng.standard_normal(p.shape).astype(p.dtype)
+        opt.update()
+    params = sorted(model.namedparams())
+    return ([p.array.copy() for _, p in params] +
+            [p.update_rule.t for _, p in params] + [opt.alpha]), taken
+
+
+def test_shared_step_is_the_per_parameter_update_bit_for_bit(monkeypatch):
+    shared, taken = _train_mixed(True, monkeypatch)
+    general, none_taken = _train_mixed(False, monkeypatch)
+    assert none_taken == []
+    for a, b in zip(shared, general):
+        assert _same(numpy.asarray(a), numpy.asarray(b))
+    assert shared[-7:-1] == [4, 4, 4, 4, 2, 4]      # each rule's t (a-f, z)
+    done = {name for name, ok in taken if ok}
+    # the plain float32 parameters took the shared step; the one with its
+    # own alpha, the one with a hook and the float64 one did not
+    assert done == {'a', 'e', 'f'}
+    assert ('b', False) in taken and ('c', False) in taken and \
+        ('z', False) in taken
