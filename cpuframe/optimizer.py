@@ -144,6 +144,15 @@ class UpdateRule:
         t (int): the number of updates this rule has made.
     """
 
+    #: A class whose update can run as one step for all rules of the class
+    #: in an optimizer (``GradientMethod._update_each``) names it here:
+    #: ``read(hp)`` gives the step for rules reading the optimizer's
+    #: values ``hp`` (or False where it does not apply), ``update(rule,
+    #: state, data, grad)`` updates one parameter (True) or does nothing
+    #: (False), and ``update_core_cpu`` is the update it stands for (a
+    #: subclass that replaces it does not take the step).
+    _shared_step = None
+
     def __init__(self, parent_hyperparam=None):
         self._pre_update_hooks = collections.OrderedDict()
         self._post_update_hooks = collections.OrderedDict()
@@ -641,6 +650,47 @@ class Optimizer:
                                       self._loss_scale * multiplier))
 
 
+def _shared_class(cls, maker):
+    # (a rule class whose update is its shared step's: the general steps
+    # and the CPU update the step stands for are not replaced)
+    return cls.update_core_cpu is maker.update_core_cpu and \
+        cls.update is UpdateRule.update and \
+        cls._prepare is UpdateRule._prepare and \
+        cls._run is UpdateRule._run and \
+        cls.update_core is UpdateRule.update_core
+
+
+def _shared_update(step, rule, param, hp):
+    """``rule._update_direct(param)`` by the shared ``step``, for a rule
+    whose values are all ``hp``'s (the optimizer's) and a NumPy parameter
+    with a writeable NumPy gradient: True when done; False, nothing done,
+    otherwise (``_update_direct``'s other conditions as there)."""
+    if not rule.enabled or rule._pre_update_hooks or \
+            rule._post_update_hooks or rule._use_fp32_update:
+        return False
+    state = rule._state
+    if state is None:
+        return False
+    h = rule.hyperparam
+    if type(h) is not Hyperparameter:
+        return False
+    d = h.__dict__
+    if len(d) != 1 or d.get('_parent') is not hp:
+        return False      # (values of its own)
+    d = rule.__dict__
+    if 'update_core' in d or 'update_core_cpu' in d:
+        return False
+    data = param._data[0]
+    g = param._grad_var
+    if type(data) is not numpy.ndarray or g is None or \
+            param.__dict__.get('_loss_scale') is not None:
+        return False
+    grad = g._array
+    if type(grad) is not numpy.ndarray or not grad.flags.writeable:
+        return False
+    return step.update(rule, state, data, grad)
+
+
 class GradientMethod(Optimizer):
     """Base class of the first-order optimizers.
 
@@ -764,17 +814,37 @@ class GradientMethod(Optimizer):
         self.update_loss_scale()
 
     def _update_each(self, params):
-        """Each parameter's update, in order: its rule's direct update where
-        that applies (``UpdateRule._update_direct``), else
-        ``param.update()``. An optimizer may run a step shared by its
-        parameters here (Adam: ``Adam._update_each``)."""
+        """Each parameter's update, in order: a step shared by the rules
+        of one class (``UpdateRule._shared_step``) where its case holds
+        (``_shared_update``), else the rule's direct update where that
+        applies (``UpdateRule._update_direct``), else ``param.update()``.
+
+        A shared step reads what every rule of its class reads from this
+        optimizer (hyperparameters, NumPy's error state, a kernel) once per
+        update instead of once per parameter; after any parameter that
+        takes another way it is read again (that rule's hooks, or a
+        subclass's update, may change what it read)."""
         parameter_update = variable.Parameter.update
+        hp = self.hyperparam
+        steps = {}      # rule class -> its shared step, or False
         for param in params:
             rule = param.update_rule
-            if rule is not None and type(param).update is parameter_update \
-                    and rule._update_direct(param):
+            if rule is None or type(param).update is not parameter_update:
+                param.update()
+                steps.clear()
                 continue
-            param.update()
+            cls = type(rule)
+            step = steps.get(cls)
+            if step is None:
+                maker = cls._shared_step
+                step = steps[cls] = maker is not None and \
+                    _shared_class(cls, maker) and maker.read(hp)
+            if step is not False and _shared_update(step, rule, param, hp):
+                continue
+            if not rule._update_direct(param):
+                param.update()
+            if steps:
+                steps.clear()
 
     def use_cleargrads(self, use=True):
         """Deprecated: choose ``cleargrads`` (default) or ``zerograds``."""

@@ -1,6 +1,8 @@
 """What momentum SGD, corrected momentum SGD and Nesterov's accelerated
 gradient share: hyperparameters ``lr`` and ``momentum``, one velocity state
 ``v`` shaped like the parameter; the rules differ only in their step."""
+import numpy
+
 from cpuframe import backend, optimizer
 from cpuframe.optimizers._checks import check_real
 
@@ -38,6 +40,39 @@ class VelocityRule(optimizer.UpdateRule):
         self.step(param.array, self.state['v'], grad, hp.lr, hp.momentum)
 
     update_core_gpu = update_core_cpu
+
+
+class _SharedStep:
+    """A velocity rule's step shared by its optimizer's NumPy parameters
+    (``UpdateRule._shared_step``): ``lr`` and ``momentum`` read once per
+    update, then each rule's own ``step``."""
+
+    #: (the update it stands for)
+    update_core_cpu = VelocityRule.update_core_cpu
+
+    __slots__ = ('lr', 'momentum')
+
+    @classmethod
+    def read(cls, hp):
+        lr = getattr(hp, 'lr', None)
+        momentum = getattr(hp, 'momentum', None)
+        if lr is None or momentum is None:
+            return False
+        step = cls()
+        step.lr = lr
+        step.momentum = momentum
+        return step
+
+    def update(self, rule, state, data, grad):
+        v = state.get('v')
+        if type(v) is not numpy.ndarray:
+            return False
+        rule.t += 1
+        rule.step(data, v, grad, self.lr, self.momentum)
+        return True
+
+
+VelocityRule._shared_step = _SharedStep
 
 
 class VelocityMethod(optimizer.GradientMethod):

@@ -5,7 +5,7 @@ import warnings
 
 import numpy
 
-from cpuframe import backend, optimizer, variable
+from cpuframe import backend, optimizer
 from cpuframe.optimizers._checks import check_bool, check_real
 
 _default_hyperparam = optimizer.Hyperparameter()
@@ -318,19 +318,28 @@ class AdamRule(optimizer.UpdateRule):
 
 
 class _SharedStep:
-    """What ``Adam._update_each`` reads once per update: the optimizer's
-    hyperparameters (for rules without values of their own) and, per
-    ``t``, the step size."""
+    """Adam's step shared by its optimizer's plain float32 NumPy parameters
+    (``UpdateRule._shared_step``): the hyperparameters, NumPy's error state
+    and the native kernel read once per update, the step size once per
+    ``t``; each parameter's own checks are those of ``_update_native``
+    (~470 bytecodes per parameter through ``_update_direct``, ~150 here)."""
 
-    __slots__ = ('parent', 'alpha', 'beta1', 'beta2', 'one_minus_beta1',
+    #: (the update it stands for)
+    update_core_cpu = AdamRule.update_core_cpu
+
+    __slots__ = ('kernel', 'alpha', 'beta1', 'beta2', 'one_minus_beta1',
                  'one_minus_beta2', 'eps', 'weight_decay', 'eta', 't',
                  'alpha_t')
 
     @classmethod
     def read(cls, hp):
         """The shared step, or False where the native pass does not apply
-        to rules reading ``hp`` (AMSGrad, AdaBound, a missing value, NumPy
-        set to raise, an eps that rounds to zero in float32)."""
+        to rules reading ``hp`` (no native module, AMSGrad, AdaBound, a
+        missing value, NumPy set to raise, an eps that rounds to zero in
+        float32)."""
+        kernel = _kernel[0] if _kernel else _native_kernel()
+        if kernel is None:
+            return False
         values = _values(hp, _NATIVE_HYPERPARAMS)
         if values is None:
             return False
@@ -340,7 +349,7 @@ class _SharedStep:
                 eps != 0 and abs(eps) < 1e-44):
             return False
         step = cls()
-        step.parent = hp
+        step.kernel = kernel
         step.alpha = alpha
         step.beta1 = beta1
         step.beta2 = beta2
@@ -353,35 +362,12 @@ class _SharedStep:
         step.alpha_t = None
         return step
 
-    def update(self, rule, param, kernel):
-        """``rule._update_direct(param)`` for an ``AdamRule`` (exactly that
-        class) whose update would be the native pass with these values:
-        True when done; False (nothing done) otherwise."""
-        if not rule.enabled or rule._pre_update_hooks or \
-                rule._post_update_hooks:
-            return False
-        state = rule._state
-        if state is None or len(state) != 2:
-            return False
-        hp = rule.hyperparam
-        if type(hp) is not _Hyperparameter:
-            return False
-        d = hp.__dict__
-        if len(d) != 1 or d.get('_parent') is not self.parent:
-            return False      # (values of its own)
-        d = rule.__dict__
-        if 'update_core' in d or 'update_core_cpu' in d:
-            return False
-        data = param._data[0]
-        g = param._grad_var
-        if type(data) is not _ndarray or g is None or \
-                param.__dict__.get('_loss_scale') is not None:
-            return False
-        grad = g._array
+    def update(self, rule, state, data, grad):
+        if type(rule) is not AdamRule or len(state) != 2:
+            return False      # (a subclass may have its own alpha_t)
         m = state.get('m')
         v = state.get('v')
-        if type(grad) is not _ndarray or not grad.flags.writeable or \
-                type(m) is not _ndarray or type(v) is not _ndarray:
+        if type(m) is not _ndarray or type(v) is not _ndarray:
             return False
         t = rule.t + 1
         if t != self.t:
@@ -389,16 +375,16 @@ class _SharedStep:
             self.t = t
         rule.t = t
         # (False: not all float32, C-contiguous and writeable; nothing done)
-        if kernel(data, grad, m, v, self.one_minus_beta1,
-                  self.one_minus_beta2, self.eps, self.alpha_t,
-                  self.weight_decay, self.eta):
+        if self.kernel(data, grad, m, v, self.one_minus_beta1,
+                       self.one_minus_beta2, self.eps, self.alpha_t,
+                       self.weight_decay, self.eta):
             return True
         rule.t = t - 1
         return False
 
 
 _ndarray = numpy.ndarray
-_Hyperparameter = optimizer.Hyperparameter
+AdamRule._shared_step = _SharedStep
 
 
 def _check_adam_args(where, alpha, beta1, beta2, eps, eta, weight_decay_rate,
@@ -480,36 +466,6 @@ class Adam(optimizer.GradientMethod):
 
     def create_update_rule(self):
         return AdamRule(self.hyperparam)
-
-    def _update_each(self, params):
-        # Plain Adam on float32 NumPy parameters whose rules take their
-        # values from this optimizer: the hyperparameters, NumPy's error
-        # state and the step size are read once for all of them, and each
-        # parameter's checks are those of ``UpdateRule._update_direct`` and
-        # ``AdamRule._update_native`` written out (a small model's update
-        # spent ~470 bytecodes per parameter there, ~100 here). Every
-        # other parameter takes the general way, in order; after one, the
-        # shared values are read again (its rule's hooks may change them).
-        kernel = _kernel[0] if _kernel else _native_kernel()
-        if kernel is None:
-            return super()._update_each(params)
-        parameter_update = variable.Parameter.update
-        hp = self.hyperparam
-        step = None
-        for param in params:
-            rule = param.update_rule
-            if rule is None or type(param).update is not parameter_update:
-                param.update()
-                step = None
-                continue
-            if type(rule) is AdamRule:
-                if step is None:
-                    step = _SharedStep.read(hp)
-                if step is not False and step.update(rule, param, kernel):
-                    continue
-            if not rule._update_direct(param):
-                param.update()
-            step = None
 
     @property
     def alpha_t(self):

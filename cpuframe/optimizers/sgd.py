@@ -31,6 +31,34 @@ class SGDRule(optimizer.UpdateRule):
     update_core_gpu = update_core_cpu
 
 
+class _SharedStep:
+    """SGD's step shared by its optimizer's NumPy parameters
+    (``UpdateRule._shared_step``): ``lr`` read once per update."""
+
+    #: (the update it stands for)
+    update_core_cpu = SGDRule.update_core_cpu
+
+    __slots__ = ('lr',)
+
+    @classmethod
+    def read(cls, hp):
+        lr = getattr(hp, 'lr', None)
+        if lr is None:
+            return False
+        step = cls()
+        step.lr = lr
+        return step
+
+    def update(self, rule, state, data, grad):
+        # (update_core_cpu's arithmetic with the value it would read)
+        rule.t += 1
+        data -= self.lr * grad
+        return True
+
+
+SGDRule._shared_step = _SharedStep
+
+
 class SGD(optimizer.GradientMethod):
     """Vanilla stochastic gradient descent.
 

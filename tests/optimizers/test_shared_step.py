@@ -1,0 +1,116 @@
+"""GradientMethod._update_each's shared steps (``UpdateRule._shared_step``:
+SGD, the velocity rules, Adam) against each parameter's own update: bit for
+bit the same parameters, states and ``t`` on a model whose parameters take
+different ways, and the step taken where its case holds."""
+import numpy
+import pytest
+
+import cpuframe
+from cpuframe import optimizer
+from cpuframe.optimizers import _momentum, adam, sgd
+
+OPTIMIZERS = [
+    ('SGD', lambda: cpuframe.optimizers.SGD(lr=0.05), sgd.SGDRule, 'lr'),
+    ('MomentumSGD', lambda: cpuframe.optimizers.MomentumSGD(lr=0.05),
+     _momentum.VelocityRule, 'lr'),
+    ('NesterovAG', lambda: cpuframe.optimizers.NesterovAG(lr=0.05),
+     _momentum.VelocityRule, 'lr'),
+    ('CorrectedMomentumSGD',
+     lambda: cpuframe.optimizers.CorrectedMomentumSGD(lr=0.05),
+     _momentum.VelocityRule, 'lr'),
+    ('Adam', lambda: cpuframe.optimizers.Adam(alpha=0.01), adam.AdamRule,
+     'alpha'),
+]
+
+
+def _train(make, rule_class, rate, shared, monkeypatch):
+    # Parameters a and e: plain; b: its own rate; c: a hook that halves the
+    # optimizer's rate during the update (e and later read the new value);
+    # z: float64; f: added after two steps (its own t). Returns the arrays,
+    # states, each rule's t and the names the shared step updated.
+    done = []
+    if shared:
+        maker = rule_class._shared_step
+        step_update = maker.update
+
+        def counted(self, rule, state, data, grad):
+            ok = step_update(self, rule, state, data, grad)
+            if ok:
+                done.append(rule.name_for_test)
+            return ok
+        monkeypatch.setattr(maker, 'update', counted)
+    else:
+        monkeypatch.setattr(rule_class, '_shared_step', None)
+    rng = numpy.random.default_rng(11)
+    model = cpuframe.Chain()
+    with model.init_scope():
+        for name, shape, dtype in [('a', (3, 4), numpy.float32),
+                                   ('b', (5,), numpy.float32),
+                                   ('c', (2, 2), numpy.float32),
+                                   ('e', (6,), numpy.float32),
+                                   ('z', (4,), numpy.float64)]:
+            setattr(model, name, cpuframe.Parameter(
+                rng.standard_normal(shape).astype(dtype)))
+    opt = make().setup(model)
+    setattr(model.b.update_rule.hyperparam, rate, 0.3)
+
+    def halve(rule, param):
+        setattr(opt, rate, getattr(opt, rate) * 0.5)
+    model.c.update_rule.add_hook(halve, name='halve', timing='post')
+    for step in range(4):
+        if step == 2:
+            with model.init_scope():
+                model.f = cpuframe.Parameter(
+                    rng.standard_normal((3,)).astype(numpy.float32))
+            model.f.update_rule = opt.create_update_rule()
+        for p in model.params():
+            p.update_rule.name_for_test = p.name
+            p.grad = rng.standard_normal(p.shape).astype(p.dtype)
+        opt.update()
+    params = sorted(model.namedparams())
+    arrays = [p.array.copy() for _, p in params] + [
+        numpy.asarray(v).copy() for _, p in params
+        for _, v in sorted(p.update_rule.state.items())]
+    return arrays, [p.update_rule.t for _, p in params], set(done)
+
+
+@pytest.mark.parametrize('name,make,rule_class,rate', OPTIMIZERS,
+                         ids=[o[0] for o in OPTIMIZERS])
+def test_shared_step_is_each_parameters_update(name, make, rule_class, rate,
+                                               monkeypatch):
+    arrays, ts, done = _train(make, rule_class, rate, True, monkeypatch)
+    monkeypatch.undo()
+    ref_arrays, ref_ts, _ = _train(make, rule_class, rate, False,
+                                   monkeypatch)
+    assert ts == ref_ts == [4, 4, 4, 4, 2, 4]       # a, b, c, e, f, z
+    assert len(arrays) == len(ref_arrays)
+    for a, b in zip(arrays, ref_arrays):
+        assert a.dtype == b.dtype
+        assert numpy.array_equal(a, b)
+    # the plain float32 parameters took the shared step (Adam's native
+    # kernel declines float64; the NumPy steps take it too)
+    expected = {'a', 'e', 'f'} if name == 'Adam' else {'a', 'e', 'f', 'z'}
+    if name == 'Adam' and adam._native_kernel() is None:
+        expected = set()           # (no native module: no shared step)
+    assert done == expected
+
+
+def test_a_subclass_that_replaces_the_update_takes_its_own():
+    # A rule class whose update_core_cpu is its own does not take its base
+    # class's shared step.
+    class Doubling(sgd.SGDRule):
+        def update_core_cpu(self, param):
+            param.array -= 2 * self.hyperparam.lr * param.grad
+
+    class DoublingSGD(cpuframe.optimizers.SGD):
+        def create_update_rule(self):
+            return Doubling(self.hyperparam)
+
+    model = cpuframe.Chain()
+    with model.init_scope():
+        model.w = cpuframe.Parameter(numpy.ones(3, numpy.float32))
+    opt = DoublingSGD(lr=0.25).setup(model)
+    model.w.grad = numpy.ones(3, numpy.float32)
+    opt.update()
+    numpy.testing.assert_array_equal(model.w.array, 0.5)
+    assert not optimizer._shared_class(Doubling, sgd.SGDRule._shared_step)
