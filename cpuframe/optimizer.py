@@ -650,6 +650,9 @@ class Optimizer:
                                       self._loss_scale * multiplier))
 
 
+_ndarray = numpy.ndarray
+
+
 def _shared_class(cls, maker):
     # (a rule class whose update is its shared step's: the general steps
     # and the CPU update the step stands for are not replaced)
@@ -682,11 +685,11 @@ def _shared_update(step, rule, param, hp):
         return False
     data = param._data[0]
     g = param._grad_var
-    if type(data) is not numpy.ndarray or g is None or \
+    if type(data) is not _ndarray or g is None or \
             param.__dict__.get('_loss_scale') is not None:
         return False
     grad = g._array
-    if type(grad) is not numpy.ndarray or not grad.flags.writeable:
+    if type(grad) is not _ndarray or not grad.flags.writeable:
         return False
     return step.update(rule, state, data, grad)
 
