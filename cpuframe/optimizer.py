@@ -149,8 +149,9 @@ class UpdateRule:
     #: ``read(hp)`` gives the step for rules reading the optimizer's
     #: values ``hp`` (or False where it does not apply), ``update(rule,
     #: state, data, grad)`` updates one parameter (True) or does nothing
-    #: (False), and ``update_core_cpu`` is the update it stands for (a
-    #: subclass that replaces it does not take the step).
+    #: (False), and ``update_core_cpu`` and ``_direct_cpu`` are the
+    #: methods it stands for (a subclass that replaces one, or
+    #: ``_update_direct``, does not take the step).
     _shared_step = None
 
     def __init__(self, parent_hyperparam=None):
@@ -654,9 +655,13 @@ _ndarray = numpy.ndarray
 
 
 def _shared_class(cls, maker):
-    # (a rule class whose update is its shared step's: the general steps
-    # and the CPU update the step stands for are not replaced)
+    # (a rule class whose update is its shared step's: the general steps,
+    # the direct update's and the CPU update the step stands for are not
+    # replaced)
     return cls.update_core_cpu is maker.update_core_cpu and \
+        cls._direct_cpu is maker._direct_cpu and \
+        cls._update_direct is UpdateRule._update_direct and \
+        cls._direct_applies is UpdateRule._direct_applies and \
         cls.update is UpdateRule.update and \
         cls._prepare is UpdateRule._prepare and \
         cls._run is UpdateRule._run and \
@@ -685,10 +690,18 @@ def _shared_update(step, rule, param, hp):
         return False
     data = param._data[0]
     g = param._grad_var
-    if type(data) is not _ndarray or g is None or \
-            param.__dict__.get('_loss_scale') is not None:
+    if g is None or param.__dict__.get('_loss_scale') is not None:
         return False
     grad = g._array
+    if type(data) is not _ndarray:
+        # (an Intel64 parameter: the step on the flat views of the plan an
+        # earlier update kept, where it still holds; ``_update_direct``'s
+        # device case)
+        plan = d.get('_intel64_plan')
+        if plan is None or not rule.is_elementwise or (
+                type(grad) is _ndarray and not grad.flags.writeable):
+            return False
+        return plan.update_shared(rule, step, data, grad)
     if type(grad) is not _ndarray or not grad.flags.writeable:
         return False
     return step.update(rule, state, data, grad)

@@ -49,6 +49,7 @@ class _SharedStep:
 
     #: (the update it stands for)
     update_core_cpu = VelocityRule.update_core_cpu
+    _direct_cpu = optimizer.UpdateRule._direct_cpu
 
     __slots__ = ('lr', 'momentum')
 
@@ -65,7 +66,7 @@ class _SharedStep:
 
     def update(self, rule, state, data, grad):
         v = state.get('v')
-        if type(v) is not numpy.ndarray:
+        if type(v) is not numpy.ndarray or len(state) != 1:
             return False
         rule.t += 1
         rule.step(data, v, grad, self.lr, self.momentum)

@@ -326,6 +326,7 @@ class _SharedStep:
 
     #: (the update it stands for)
     update_core_cpu = AdamRule.update_core_cpu
+    _direct_cpu = AdamRule._direct_cpu
 
     __slots__ = ('kernel', 'alpha', 'beta1', 'beta2', 'one_minus_beta1',
                  'one_minus_beta2', 'eps', 'weight_decay', 'eta', 't',

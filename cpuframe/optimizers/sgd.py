@@ -37,6 +37,7 @@ class _SharedStep:
 
     #: (the update it stands for)
     update_core_cpu = SGDRule.update_core_cpu
+    _direct_cpu = optimizer.UpdateRule._direct_cpu
 
     __slots__ = ('lr',)
 
@@ -50,7 +51,10 @@ class _SharedStep:
         return step
 
     def update(self, rule, state, data, grad):
-        # (update_core_cpu's arithmetic with the value it would read)
+        # (update_core_cpu's arithmetic with the value it would read; a
+        # state SGD does not make is a subclass's: its own way)
+        if state:
+            return False
         rule.t += 1
         data -= self.lr * grad
         return True

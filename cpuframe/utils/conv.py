@@ -36,6 +36,8 @@ def as_tuple(x, n, name='argument'):
                 break
         else:
             return x
+    if isinstance(x, numpy.integer):
+        return (int(x),) * n    # (a NumPy int has __getitem__ too)
     if hasattr(x, '__getitem__'):
         x = tuple(int(v) for v in x)
         if len(x) != n:

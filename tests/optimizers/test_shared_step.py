@@ -114,3 +114,77 @@ def test_a_subclass_that_replaces_the_update_takes_its_own():
     opt.update()
     numpy.testing.assert_array_equal(model.w.array, 0.5)
     assert not optimizer._shared_class(Doubling, sgd.SGDRule._shared_step)
+
+    # so does one that replaces only its direct update's last step
+    class Halving(sgd.SGDRule):
+        def _direct_cpu(self, param, data, grad):
+            data -= 0.5 * self.hyperparam.lr * grad
+
+    class HalvingSGD(cpuframe.optimizers.SGD):
+        def create_update_rule(self):
+            return Halving(self.hyperparam)
+
+    model.w.array[...] = 1
+    opt = HalvingSGD(lr=0.25).setup(model)
+    opt.update()                   # (the first: update_core_cpu, 0.75)
+    opt.update()
+    numpy.testing.assert_array_equal(model.w.array, 0.625)
+    assert optimizer._shared_class(sgd.SGDRule, sgd.SGDRule._shared_step)
+
+
+def _train_on_device(make, rule_class, shared, monkeypatch):
+    # a small convnet on '@intel64' (a convolution's weight re-laid out by
+    # oneDNN, with padding in its blocked layout; plain Linear weights):
+    # the shared step runs on the flat views of each parameter's kept plan
+    done = []
+    if shared:
+        maker = rule_class._shared_step
+        step_update = maker.update
+
+        def counted(self, rule, state, data, grad):
+            ok = step_update(self, rule, state, data, grad)
+            done.append(ok)
+            return ok
+        monkeypatch.setattr(maker, 'update', counted)
+    else:
+        monkeypatch.setattr(rule_class, '_shared_step', None)
+    rng = numpy.random.default_rng(2)
+    model = cpuframe.Sequential(
+        cpuframe.links.Convolution2D(3, 20, 3, pad=1),
+        cpuframe.functions.relu,
+        cpuframe.links.Linear(None, 5))
+    model(numpy.zeros((2, 3, 6, 6), numpy.float32))       # shapes known
+    for p in model.params():
+        p.array[...] = rng.standard_normal(p.shape).astype(numpy.float32)
+    model.to_device('@intel64')
+    opt = make().setup(model)
+    with cpuframe.using_config('use_ideep', 'always'):
+        for _ in range(3):
+            x = model.device.send(
+                rng.standard_normal((2, 3, 6, 6)).astype(numpy.float32))
+            model.cleargrads()
+            cpuframe.functions.sum(model(x) ** 2).backward()
+            opt.update()
+    padded = any(getattr(p.update_rule.__dict__.get('_intel64_plan'),
+                         'padded', None) for p in model.params())
+    model.to_device('@numpy')
+    return ([p.array.copy() for _, p in sorted(model.namedparams())], done,
+            padded)
+
+
+@pytest.mark.parametrize('name,make,rule_class,rate', OPTIMIZERS,
+                         ids=[o[0] for o in OPTIMIZERS])
+def test_shared_step_on_the_intel64_device(name, make, rule_class, rate,
+                                           monkeypatch):
+    from cpuframe.backends import intel64
+    if not intel64.is_ideep_available():
+        pytest.skip('native module unavailable')
+    arrays, done, padded = _train_on_device(make, rule_class, True,
+                                            monkeypatch)
+    monkeypatch.undo()
+    ref, _, _ = _train_on_device(make, rule_class, False, monkeypatch)
+    assert padded       # (the convolution's weight in a padded layout)
+    for a, b in zip(arrays, ref):
+        assert numpy.array_equal(a, b)
+    # the first update makes the plans; the later ones take the step
+    assert done.count(True) >= 2 * 4 and all(done)

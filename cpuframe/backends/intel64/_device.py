@@ -158,29 +158,50 @@ class _Plan:
             return False
         return self.run(rule, state, grad, True)
 
+    def update_shared(self, rule, step, data, grad):
+        """An optimizer's shared step (``UpdateRule._shared_step``) on the
+        views, where the plan still holds: ``step.update(rule, views,
+        data_view, grad_view)``, which takes the state and arrays it is
+        given and advances ``t`` itself; False where nothing was done."""
+        state = rule._state
+        if state is None or not self.holds(data, state):
+            return False
+        grad_view = self._grad_view(grad)
+        if grad_view is None or not step.update(
+                rule, self.views, self.data_view, grad_view):
+            return False
+        for t in self.padded:
+            t.zero_padding()
+        return True
+
+    def _grad_view(self, grad):
+        # ``grad`` as a flat float32 view in the parameter's layout, or
+        # None where the views cannot take it
+        if isinstance(grad, numpy.ndarray):
+            if grad.shape != self.shape or grad.dtype != numpy.float32:
+                return None
+            if self.plain:
+                # (a gradient the NumPy path computed): read in NumPy order
+                return grad.reshape(-1) if grad.flags.c_contiguous \
+                    else numpy.ascontiguousarray(grad).reshape(-1)
+            # A NumPy gradient of a re-laid-out weight (a small layer's
+            # backward ran on NumPy): one reorder into the weight's layout,
+            # then the same flat update.
+            laid_out = _pkg.mdarray.empty_like(self.data)
+            laid_out.copy_from(grad)
+            return laid_out.raw_view()
+        if grad is not None and _pkg.is_native_array(grad):
+            if not grad.same_layout(self.data):  # (also: same storage dtype)
+                return None
+            return grad.raw_view()
+        return None
+
     def run(self, rule, state, grad, direct):
         """The update on the views: ``rule.update_core_cpu``, or with
         ``direct`` the rule's ``_direct_cpu`` after ``t += 1``; False
         (nothing done) for a gradient the views cannot take."""
-        if isinstance(grad, numpy.ndarray):
-            if grad.shape != self.shape or grad.dtype != numpy.float32:
-                return False
-            if self.plain:
-                # (a gradient the NumPy path computed): read in NumPy order
-                grad_view = grad.reshape(-1) if grad.flags.c_contiguous \
-                    else numpy.ascontiguousarray(grad).reshape(-1)
-            else:
-                # A NumPy gradient of a re-laid-out weight (a small layer's
-                # backward ran on NumPy): one reorder into the weight's
-                # layout, then the same flat update.
-                laid_out = _pkg.mdarray.empty_like(self.data)
-                laid_out.copy_from(grad)
-                grad_view = laid_out.raw_view()
-        elif grad is not None and _pkg.is_native_array(grad):
-            if not grad.same_layout(self.data):  # (also: same storage dtype)
-                return False
-            grad_view = grad.raw_view()
-        else:
+        grad_view = self._grad_view(grad)
+        if grad_view is None:
             return False
         if direct:
             rule.t += 1

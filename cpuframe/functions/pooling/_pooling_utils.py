@@ -64,6 +64,10 @@ def check_positive_output(in_dims, out_dims):
                 tuple(in_dims), tuple(out_dims)))
 
 
+# Window origins kept per Windows up to this many (intp) elements: the
+# small batches whose Python this saves, not a large batch's index array.
+_KEPT_ORIGINS_MAX = 1 << 14
+
 # One Windows per geometry, shared: the same few pooling layers run on
 # every step.  A Windows is not changed after it is made (its offsets are
 # worked out once, the same by any thread), so sharing it is safe.
@@ -201,12 +205,16 @@ class Windows:
         xp = backend.get_array_module(idx)
         n, c = idx.shape[:2]
         # Window origins and kernel offsets depend on the geometry and
-        # (n, c) only: the last batch shape's are kept (read-only, one
-        # tuple, so a thread sees a whole one or works them out itself).
+        # (n, c) only: the last batch shape's are kept where small
+        # (read-only, one tuple, so a thread sees a whole one or works them
+        # out itself).
         kept = self._flat_parts
         if kept is None or kept[0] != (n, c, xp):
-            kept = self._flat_parts = ((n, c, xp),) + \
-                self._work_out_flat_parts(xp, n, c)
+            kept = ((n, c, xp),) + self._work_out_flat_parts(xp, n, c)
+            if kept[1].size <= _KEPT_ORIGINS_MAX:
+                # (a shared Windows lives as long as the process: large
+                # batches' origins are worked out per call instead)
+                self._flat_parts = kept
         _, origins, kernel = kept
         return origins + kernel[idx]
 

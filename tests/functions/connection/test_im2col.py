@@ -99,3 +99,15 @@ def test_col2im_geometry_kept_per_shape_and_options():
         assert back.shape == x.shape
         numpy.testing.assert_allclose((col * g).sum(), (x * back).sum(),
                                       rtol=1e-12)
+
+
+def test_numpy_integer_options():
+    # a NumPy integer is an int option (it has __getitem__ too); the answer
+    # does not depend on what was computed before
+    from cpuframe.utils.conv import as_tuple
+    assert as_tuple(numpy.int64(3), 2) == (3, 3)
+    assert as_tuple(numpy.int32(2), 3, 'pad') == (2, 2, 2)
+    x = numpy.arange(18.0).reshape(1, 2, 3, 3)
+    numpy.testing.assert_array_equal(
+        im2col(x, numpy.int64(2), numpy.int64(1), numpy.int64(1)),
+        im2col(x, 2, 1, 1))

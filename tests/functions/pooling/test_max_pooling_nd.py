@@ -181,3 +181,19 @@ def test_flat_indices_follow_the_batch_shape():
         got[...] = -1           # the caller's own array, not the kept one
     numpy.testing.assert_array_equal(w.flat_indices(idx),
                                      fresh.flat_indices(idx))
+
+
+def test_large_batch_window_origins_are_not_kept():
+    # a shared Windows lives as long as the process: it keeps the origins
+    # of small batches only
+    from cpuframe.functions.pooling import _pooling_utils as pu
+    w = pu.windows((9, 8), (2, 2), (2, 2), (0, 0), (4, 4))
+    small = numpy.zeros((2, 3, 4, 4), numpy.intp)
+    w.flat_indices(small)
+    assert w._flat_parts is not None and w._flat_parts[0][:2] == (2, 3)
+    n = pu._KEPT_ORIGINS_MAX // 16 + 1
+    big = numpy.zeros((n, 1, 4, 4), numpy.intp)
+    fresh = pu.Windows((9, 8), (2, 2), (2, 2), (0, 0), (4, 4))
+    numpy.testing.assert_array_equal(w.flat_indices(big),
+                                     fresh.flat_indices(big))
+    assert w._flat_parts[0][:2] == (2, 3)       # the small batch's kept
