@@ -668,6 +668,14 @@ def _shared_class(cls, maker):
         cls.update_core is UpdateRule.update_core
 
 
+_OWN_WAY = object()
+
+
+def _own_methods(rule):
+    d = rule.__dict__
+    return 'update_core' in d or 'update_core_cpu' in d
+
+
 def _shared_update(step, rule, param, hp):
     """``rule._update_direct(param)`` by the shared ``step``, for a rule
     whose values are all ``hp``'s (the optimizer's) and a NumPy parameter
@@ -687,7 +695,7 @@ def _shared_update(step, rule, param, hp):
         return False      # (values of its own)
     d = rule.__dict__
     if 'update_core' in d or 'update_core_cpu' in d:
-        return False
+        return False      # (_own_methods)
     data = param._data[0]
     g = param._grad_var
     if g is None or param.__dict__.get('_loss_scale') is not None:
@@ -837,29 +845,37 @@ class GradientMethod(Optimizer):
 
         A shared step reads what every rule of its class reads from this
         optimizer (hyperparameters, NumPy's error state, a kernel) once per
-        update instead of once per parameter; after any parameter that
-        takes another way it is read again (that rule's hooks, or a
-        subclass's update, may change what it read)."""
+        update instead of once per parameter; after a parameter whose
+        update may run code of the user's (hooks, a rule class without a
+        step, methods set on the rule or the parameter) it is read again:
+        that code may change what it read."""
         parameter_update = variable.Parameter.update
         hp = self.hyperparam
-        steps = {}      # rule class -> its shared step, or False
+        # rule class -> its shared step; False where the step declined
+        # these values (AMSGrad, ...); _OWN_WAY for a class without one
+        steps = {}
         for param in params:
             rule = param.update_rule
             if rule is None or type(param).update is not parameter_update:
                 param.update()
-                steps.clear()
+                if type(param).update is not parameter_update:
+                    steps.clear()
                 continue
             cls = type(rule)
             step = steps.get(cls)
             if step is None:
                 maker = cls._shared_step
-                step = steps[cls] = maker is not None and \
-                    _shared_class(cls, maker) and maker.read(hp)
-            if step is not False and _shared_update(step, rule, param, hp):
+                step = steps[cls] = maker.read(hp) if maker is not None and \
+                    _shared_class(cls, maker) else _OWN_WAY
+            if step is not False and step is not _OWN_WAY and \
+                    _shared_update(step, rule, param, hp):
                 continue
             if not rule._update_direct(param):
                 param.update()
-            if steps:
+            # (a rule of a class with a step, without hooks or methods of
+            # its own, ran cpuframe's code only: nothing it read changed)
+            if step is _OWN_WAY or rule._pre_update_hooks or \
+                    rule._post_update_hooks or _own_methods(rule):
                 steps.clear()
 
     def use_cleargrads(self, use=True):

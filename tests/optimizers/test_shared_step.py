@@ -188,3 +188,36 @@ def test_shared_step_on_the_intel64_device(name, make, rule_class, rate,
         assert numpy.array_equal(a, b)
     # the first update makes the plans; the later ones take the step
     assert done.count(True) >= 2 * 4 and all(done)
+
+
+def test_values_are_read_again_only_after_code_of_the_users():
+    # Parameters whose rules have values of their own take their own way
+    # (cpuframe's code): the shared values are read once per update; a
+    # rule with a hook makes the next parameter read them again.
+    reads = []
+    read = sgd._SharedStep.read.__func__
+
+    def counted(cls, hp):
+        reads.append(1)
+        return read(cls, hp)
+    model = cpuframe.Chain()
+    with model.init_scope():
+        for name in 'abcd':
+            setattr(model, name,
+                    cpuframe.Parameter(numpy.ones(3, numpy.float32)))
+    opt = cpuframe.optimizers.SGD(lr=0.5).setup(model)
+    model.a.update_rule.hyperparam.lr = 0.25
+    model.c.update_rule.hyperparam.lr = 0.25
+    for p in model.params():
+        p.grad = numpy.ones(3, numpy.float32)
+    opt.update()                 # (states made)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sgd._SharedStep, 'read', classmethod(counted))
+        opt.update()
+        assert len(reads) == 1
+        model.a.update_rule.add_hook(lambda rule, param: None, name='h')
+        del reads[:]
+        opt.update()
+        assert len(reads) == 2   # (a's hook ran: b reads them again)
+    numpy.testing.assert_array_equal(model.b.array, 1 - 3 * 0.5)
+    numpy.testing.assert_array_equal(model.c.array, 1 - 3 * 0.25)
