@@ -616,17 +616,26 @@ def test_an_adam_subclass_update_core_cpu_sees_every_update():
 def test_direct_update_on_device_matches_the_general_path(
         case, opt_name, monkeypatch):
     # Parameters on '@intel64': once the element-wise update's views exist
-    # (after the first update), the direct path runs them; parameters, step
-    # counts and hook calls equal the general path's, bit for bit.
+    # (after the first update), the direct path runs them (the optimizer's
+    # shared step on the views, or the rule's own direct update there);
+    # parameters, step counts and hook calls equal the general path's, bit
+    # for bit.
     from cpuframe.backends.intel64._device import _Plan
     direct_runs = []
     original = _Plan.update_direct
+    original_shared = _Plan.update_shared
 
     def spy(self, rule, data, grad):
         done = original(self, rule, data, grad)
         direct_runs.append(done)
         return done
+
+    def spy_shared(self, rule, step, data, grad):
+        done = original_shared(self, rule, step, data, grad)
+        direct_runs.append(done)
+        return done
     monkeypatch.setattr(_Plan, 'update_direct', spy)
+    monkeypatch.setattr(_Plan, 'update_shared', spy_shared)
     results = []
     for general in (False, True):
         link = _make_params(general)
