@@ -47,6 +47,24 @@ def as_tuple(x, n, name='argument'):
     return (int(x),) * n
 
 
+def kept(cache, key, work_out, limit=256):
+    """``cache[key]``, worked out by ``work_out(*key)`` on first use: the
+    geometry of the few shapes a model's layers see on every step. Bounded
+    (cleared when ``limit`` entries are there); its values are never changed,
+    so threads may share them. A key with an unhashable part (an option
+    given as a list) is worked out each time."""
+    try:
+        value = cache.get(key)
+    except TypeError:
+        return work_out(*key)
+    if value is None:
+        value = work_out(*key)
+        if len(cache) >= limit:
+            cache.clear()
+        cache[key] = value
+    return value
+
+
 def pair(x, name='argument'):
     """``x`` as a pair of ints."""
     return as_tuple(x, 2, name)

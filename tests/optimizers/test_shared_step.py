@@ -23,24 +23,30 @@ OPTIMIZERS = [
 ]
 
 
-def _train(make, rule_class, rate, shared, monkeypatch):
-    # Parameters a and e: plain; b: its own rate; c: a hook that halves the
-    # optimizer's rate during the update (e and later read the new value);
-    # z: float64; f: added after two steps (its own t). Returns the arrays,
-    # states, each rule's t and the names the shared step updated.
-    done = []
+def _spy_steps(rule_class, shared, monkeypatch):
+    # shared: the calls of the class's step recorded as (rule, done);
+    # otherwise the class has no step (each parameter its own update)
+    taken = []
     if shared:
         maker = rule_class._shared_step
         step_update = maker.update
 
         def counted(self, rule, state, data, grad):
             ok = step_update(self, rule, state, data, grad)
-            if ok:
-                done.append(rule.name_for_test)
+            taken.append((rule, ok))
             return ok
         monkeypatch.setattr(maker, 'update', counted)
     else:
         monkeypatch.setattr(rule_class, '_shared_step', None)
+    return taken
+
+
+def _train(make, rule_class, rate, shared, monkeypatch):
+    # Parameters a and e: plain; b: its own rate; c: a hook that halves the
+    # optimizer's rate during the update (e and later read the new value);
+    # z: float64; f: added after two steps (its own t). Returns the arrays,
+    # states, each rule's t and (name, done) per call of the shared step.
+    taken = _spy_steps(rule_class, shared, monkeypatch)
     rng = numpy.random.default_rng(11)
     model = cpuframe.Chain()
     with model.init_scope():
@@ -71,28 +77,35 @@ def _train(make, rule_class, rate, shared, monkeypatch):
     arrays = [p.array.copy() for _, p in params] + [
         numpy.asarray(v).copy() for _, p in params
         for _, v in sorted(p.update_rule.state.items())]
-    return arrays, [p.update_rule.t for _, p in params], set(done)
+    return (arrays, [p.update_rule.t for _, p in params],
+            [(rule.name_for_test, ok) for rule, ok in taken])
 
 
 @pytest.mark.parametrize('name,make,rule_class,rate', OPTIMIZERS,
                          ids=[o[0] for o in OPTIMIZERS])
 def test_shared_step_is_each_parameters_update(name, make, rule_class, rate,
                                                monkeypatch):
-    arrays, ts, done = _train(make, rule_class, rate, True, monkeypatch)
+    arrays, ts, taken = _train(make, rule_class, rate, True, monkeypatch)
     monkeypatch.undo()
-    ref_arrays, ref_ts, _ = _train(make, rule_class, rate, False,
-                                   monkeypatch)
+    ref_arrays, ref_ts, none_taken = _train(make, rule_class, rate, False,
+                                            monkeypatch)
+    assert none_taken == []
     assert ts == ref_ts == [4, 4, 4, 4, 2, 4]       # a, b, c, e, f, z
     assert len(arrays) == len(ref_arrays)
     for a, b in zip(arrays, ref_arrays):
         assert a.dtype == b.dtype
         assert numpy.array_equal(a, b)
     # the plain float32 parameters took the shared step (Adam's native
-    # kernel declines float64; the NumPy steps take it too)
+    # kernel declines float64; the NumPy steps take it too); the one with
+    # its own rate and the one with a hook did not reach it
+    done = {n for n, ok in taken if ok}
     expected = {'a', 'e', 'f'} if name == 'Adam' else {'a', 'e', 'f', 'z'}
     if name == 'Adam' and adam._native_kernel() is None:
         expected = set()           # (no native module: no shared step)
     assert done == expected
+    if expected and name == 'Adam':
+        assert ('z', False) in taken
+    assert not any(n in ('b', 'c') for n, _ in taken)
 
 
 def test_a_subclass_that_replaces_the_update_takes_its_own():
@@ -136,18 +149,7 @@ def _train_on_device(make, rule_class, shared, monkeypatch):
     # a small convnet on '@intel64' (a convolution's weight re-laid out by
     # oneDNN, with padding in its blocked layout; plain Linear weights):
     # the shared step runs on the flat views of each parameter's kept plan
-    done = []
-    if shared:
-        maker = rule_class._shared_step
-        step_update = maker.update
-
-        def counted(self, rule, state, data, grad):
-            ok = step_update(self, rule, state, data, grad)
-            done.append(ok)
-            return ok
-        monkeypatch.setattr(maker, 'update', counted)
-    else:
-        monkeypatch.setattr(rule_class, '_shared_step', None)
+    taken = _spy_steps(rule_class, shared, monkeypatch)
     rng = numpy.random.default_rng(2)
     model = cpuframe.Sequential(
         cpuframe.links.Convolution2D(3, 20, 3, pad=1),
@@ -168,8 +170,8 @@ def _train_on_device(make, rule_class, shared, monkeypatch):
     padded = any(getattr(p.update_rule.__dict__.get('_intel64_plan'),
                          'padded', None) for p in model.params())
     model.to_device('@numpy')
-    return ([p.array.copy() for _, p in sorted(model.namedparams())], done,
-            padded)
+    return ([p.array.copy() for _, p in sorted(model.namedparams())],
+            [ok for _, ok in taken], padded)
 
 
 @pytest.mark.parametrize('name,make,rule_class,rate', OPTIMIZERS,

@@ -15,7 +15,7 @@ import itertools
 import numpy
 
 from cpuframe import backend
-from cpuframe.utils.conv import as_tuple, get_conv_outsize
+from cpuframe.utils.conv import as_tuple, get_conv_outsize, kept
 
 
 def _as_strided(xp, a, shape, strides):
@@ -53,27 +53,19 @@ def conv_outsize(size, ksize, stride, pad, dilate=1, cover_all=False):
                                              dilate, cover_all))
 
 
-# im2col's geometry per (shape, options): the same few layers call it on
-# every step, and working it out is most of a small convolution's Python.
-# Bounded (cleared when full); entries are tuples, so threads may share it.
+# im2col's and col2im's geometry per (shape, options): the same few layers
+# call them on every step, and working it out is most of a small
+# convolution's Python (``kept``).
 _GEOMETRY = {}
+_COL2IM_GEOMETRY = {}
 _GEOMETRY_MAX = 256
 
 
 def _im2col_geometry(shape, ksize, stride, pad, dilate, cover_all):
     """``(ksize, stride, dilate, outsize, padded shape or None, the slices
     of x in the padded image)`` for an image of ``shape``."""
-    key = (shape, ksize, stride, pad, dilate, cover_all)
-    try:
-        geometry = _GEOMETRY.get(key)
-    except TypeError:          # an option given as a list: not kept
-        return _work_out_geometry(*key)
-    if geometry is None:
-        geometry = _work_out_geometry(*key)
-        if len(_GEOMETRY) >= _GEOMETRY_MAX:
-            _GEOMETRY.clear()
-        _GEOMETRY[key] = geometry
-    return geometry
+    return kept(_GEOMETRY, (shape, ksize, stride, pad, dilate, cover_all),
+                _work_out_geometry, _GEOMETRY_MAX)
 
 
 def _work_out_geometry(shape, ksize, stride, pad, dilate, cover_all):
@@ -154,24 +146,11 @@ def col2im(col, stride, pad, size, dilate=1):
     return xp.ascontiguousarray(img[crop])
 
 
-_COL2IM_GEOMETRY = {}
-
-
 def _col2im_geometry(shape, stride, pad, size, dilate):
     """``(padded spatial size, (image slices, column index) per kernel
-    offset, the crop or None)`` for columns of ``shape``; kept as
-    ``_im2col_geometry`` keeps its own."""
-    key = (shape, stride, pad, size, dilate)
-    try:
-        geometry = _COL2IM_GEOMETRY.get(key)
-    except TypeError:          # an option given as a list: not kept
-        return _work_out_col2im_geometry(*key)
-    if geometry is None:
-        geometry = _work_out_col2im_geometry(*key)
-        if len(_COL2IM_GEOMETRY) >= _GEOMETRY_MAX:
-            _COL2IM_GEOMETRY.clear()
-        _COL2IM_GEOMETRY[key] = geometry
-    return geometry
+    offset, the crop or None)`` for columns of ``shape``."""
+    return kept(_COL2IM_GEOMETRY, (shape, stride, pad, size, dilate),
+                _work_out_col2im_geometry, _GEOMETRY_MAX)
 
 
 def _work_out_col2im_geometry(shape, stride, pad, size, dilate):

@@ -68,24 +68,17 @@ def check_positive_output(in_dims, out_dims):
 # small batches whose Python this saves, not a large batch's index array.
 _KEPT_ORIGINS_MAX = 1 << 14
 
-# One Windows per geometry, shared: the same few pooling layers run on
-# every step.  A Windows is not changed after it is made (its offsets are
-# worked out once, the same by any thread), so sharing it is safe.
+# One Windows per geometry, shared (``conv.kept``): the same few pooling
+# layers run on every step.  A Windows is not changed after it is made (its
+# offsets are worked out once, the same by any thread), so sharing it is
+# safe.
 _WINDOWS = {}
-_WINDOWS_MAX = 256
 
 
 def windows(in_dims, ksize, stride, pad, out_dims):
     """The (shared) ``Windows`` of this geometry."""
-    key = (tuple(in_dims), tuple(ksize), tuple(stride), tuple(pad),
-           tuple(out_dims))
-    w = _WINDOWS.get(key)
-    if w is None:
-        w = Windows(*key)
-        if len(_WINDOWS) >= _WINDOWS_MAX:
-            _WINDOWS.clear()
-        _WINDOWS[key] = w
-    return w
+    return conv.kept(_WINDOWS, (tuple(in_dims), tuple(ksize), tuple(stride),
+                                tuple(pad), tuple(out_dims)), Windows)
 
 
 class Windows:
