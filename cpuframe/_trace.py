@@ -7,7 +7,9 @@ of all threads (one list read when none is, the common case) and
 ``state.recorder`` is this thread's. A recorder's ``record_apply(node,
 inputs)`` runs the node's ``apply`` itself (with ``busy`` set, so the ops
 that apply runs inside the node are not recorded twice) and returns its
-result.
+result. A recorder with ``traces_compute`` also gets ``record_compute(node,
+in_data)`` for each ``FunctionNode._compute`` (the building block of the
+array backward) while it is not ``busy``.
 """
 import threading
 

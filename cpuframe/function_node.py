@@ -552,6 +552,12 @@ class FunctionNode:
         return _bf16.round_outputs(
             self, self.forward(_bf16.round_inputs(self, in_data)))
 
+    #: ``@static_graph`` may trace this class's ``backward_arrays`` into the
+    #: gradient nodes it computes (``_compute``), replayed without it: true
+    #: where their constructors' state is constants, arrays and this node,
+    #: none of it read from values (graph_optimizations.static_graph)
+    _static_backward = False
+
     _route_choice = None
     #: (inputs, their NumPy views): what ``_wants_route_on_device`` read
     #: when it declined the route asked through ``_choose_on_device`` (the
@@ -897,6 +903,13 @@ class FunctionNode:
         functions skip their type checks and no hook is registered (the
         route is chosen as ``apply`` chooses it). The building block of
         ``backward_arrays``."""
+        if _trace_active[0]:
+            # (``@static_graph`` traces the array backward of a replayed
+            # schedule in this thread: cpuframe._trace)
+            recorder = _trace_state.recorder
+            if recorder is not None and recorder.traces_compute and \
+                    not recorder.busy:
+                return recorder.record_compute(self, in_data)
         outputs = self._forward_routed(in_data)
         if config.debug:
             _check_nan(outputs, 'the forward computation of ' + self.label)

@@ -265,6 +265,7 @@ class _Recorder:
     """What one define-by-run call of a static chain applied, in order."""
 
     busy = False
+    traces_compute = False
 
     def __init__(self, chain, leaves):
         self.chain = chain
@@ -567,6 +568,21 @@ class _Schedule:
                     if mode == _LINK and v not in made:
                         external[v] = None
         self.box_inputs = tuple(external)
+        # The array backward of the replayed ops as a program (see
+        # _BackwardTracer): per (targets, which output gradients are None,
+        # configuration) a _Program, or False where it cannot be one.
+        # Traced at the first array backwards of replays; until _TRACES
+        # have been decided a box keeps all of its replay's values for it.
+        self.programs = {}
+        self.program_reads = frozenset()
+
+    def add_program(self, key, program):
+        """Keep the traced program (or False) for ``key``."""
+        programs = self.programs
+        if key not in programs and len(programs) < 2 * _TRACES:
+            if program:
+                self.program_reads = self.program_reads | program.reads
+            programs[key] = program
 
     @staticmethod
     def _compile(step):
@@ -606,7 +622,13 @@ class _Schedule:
         if cls.forward_intel64 is not _function_node._no_intel64_route:
             if cls.intel64_on_device is not \
                     _function_node._default_on_device:
-                return False
+                # (a gradient node's own rule, e.g. the device of the
+                # forward output it keeps: the signature fixes its type)
+                try:
+                    if node.intel64_on_device(in_data):
+                        return False
+                except Exception:  # noqa: BLE001 - the route decides then
+                    return False
             mode = _function_node._checked_mode()
             if mode == 'auto':
                 try:
@@ -659,6 +681,7 @@ class _Schedule:
         check_types = self.has_code
         watch = _function_node._route_watch
         ndarray = numpy.ndarray
+        inner = [None] * len(self.steps) if build else None
         with _trace.suspended():
             for i, step in enumerate(self.steps):
                 if step[0] != 'op':
@@ -718,6 +741,7 @@ class _Schedule:
                         rank = x.rank
                 node.rank = rank
                 node.inputs = tuple(in_nodes)
+                inner[i] = node
                 if n == 1:
                     out = leaf(outputs[0], requires_grad[first], node, rank + 1)
                     nodes[first] = out
@@ -739,15 +763,30 @@ class _Schedule:
                 if kept is not None:
                     node._retained_output_data = tuple([outputs[i] for i in kept])
         if build and self.boxed:
-            self._box(values, nodes)
+            self._box(values, nodes, inner, leaves)
         memo = {v: x for v, x in zip(self.args, leaves)
                 if isinstance(x, Variable)}
         return _fill(self.output, values, nodes, requires_grad, memo)
 
-    def _box(self, values, nodes):
+    def _box(self, values, nodes, inner, leaves):
         """Put one StaticScheduleFunction between the replayed ops and the
         rest of the graph (the chain's outputs become its outputs)."""
         box = StaticScheduleFunction()
+        box._schedule = self
+        box._inner_nodes = inner
+        programs = self.programs
+        if programs:
+            # The Variables among the values the programs read (arrays the
+            # nodes retain anyway): define-by-run's backward reads their
+            # array then, a program runs only while it is still this one.
+            reads = self.program_reads
+            box._vars = [(x, values[v]) for v, x in zip(self.args, leaves)
+                         if v in reads and isinstance(x, Variable)] + \
+                [(p, values[v]) for v, p, *_ in self.params if v in reads]
+        if len(programs) < _TRACES:
+            box._values = values      # (for a trace: every value)
+        elif programs:
+            box._values = {v: values[v] for v in self.program_reads}
         inputs = tuple([nodes[v] for v in self.box_inputs])
         rank = 0
         for x in inputs:
@@ -809,9 +848,38 @@ class StaticScheduleFunction(FunctionNode):
             stop_nodes=set(self.inputs))
         return tuple(found.get(node) for node in targets)
 
+    _schedule = None
+    _inner_nodes = None
+    _values = None
+    _vars = None
+
     def backward_arrays(self, target_input_indexes, grad_outputs):
         if getattr(config, 'lazy_grad_sum', False):
             return NotImplemented
+        schedule = self._schedule
+        tracer = None
+        if schedule is not None and self._inner_nodes is not None and \
+                not config.debug:
+            key = (target_input_indexes,
+                   tuple([g is None for g in grad_outputs]), _op_config())
+            programs = schedule.programs
+            program = programs.get(key)
+            if program:
+                if self._vars is not None:
+                    gxs = program.run(self, grad_outputs)
+                    if gxs is not None:
+                        return gxs
+            elif program is None and len(programs) < _TRACES and \
+                    type(self._values) is list and not schedule.has_code:
+                tracer = _BackwardTracer(self, grad_outputs)
+        if tracer is None:
+            return self._walk(target_input_indexes, grad_outputs, None)
+        with _trace.recording(tracer):
+            gxs = self._walk(target_input_indexes, grad_outputs, tracer)
+        schedule.add_program(key, tracer.program(gxs))
+        return gxs
+
+    def _walk(self, target_input_indexes, grad_outputs, tracer):
         grads = {}
         heap = []
         queued = set()
@@ -819,7 +887,8 @@ class StaticScheduleFunction(FunctionNode):
         for node, g in zip(self._inner_outputs, grad_outputs):
             if g is None:
                 continue
-            grads[node] = g if node not in grads else _sum(grads.pop(node), g)
+            grads[node] = g if node not in grads else \
+                _sum(grads.pop(node), g, tracer)
             func = node.creator_node
             if func is not None and func not in queued:
                 queued.add(func)
@@ -846,7 +915,7 @@ class StaticScheduleFunction(FunctionNode):
                     gys.append(None if node is None else grads.pop(node, None))
                 if all(g is None for g in gys):
                     continue
-                gys = tuple([func._zero_output(i) if g is None else g
+                gys = tuple([_zero(func, i, tracer) if g is None else g
                              for i, g in enumerate(gys)])
             ins = func.inputs
             targets = tuple([i for i, node in enumerate(ins) if node.requires_grad])
@@ -863,17 +932,29 @@ class StaticScheduleFunction(FunctionNode):
             if cls.backward_arrays is not None and (
                     pending is None or all(g is None for g in pending)):
                 fdt = func._forward_dtype
+                if tracer is not None:
+                    tracer.enter(func, targets, gys)
                 if fdt is not None and fdt is not dtype and (
                         fdt is mixed_bf16 or dtype is mixed_bf16):
+                    if tracer is not None:
+                        tracer.fail('a backward in another dtype mode')
                     with using_config('dtype', fdt):
                         gxs = func.backward_arrays(targets, gys)
                 else:
                     gxs = func.backward_arrays(targets, gys)
                 if gxs is NotImplemented:
+                    if tracer is not None:
+                        tracer.fail('{}.backward_arrays declined'.format(
+                            cls.__name__))
                     gxs = func._call_backward(
                         targets, tuple([wrap(g, False) for g in gys]), None)
                     gxs = [None if g is None else g.array for g in gxs]
+                if tracer is not None:
+                    tracer.leave(gxs)
             else:
+                if tracer is not None:
+                    tracer.fail('{} backpropagates through Variables'.format(
+                        cls.__name__))
                 if pending is not None:
                     func._donated_grad_inputs = _temporaries.donated(pending)
                 try:
@@ -889,7 +970,7 @@ class StaticScheduleFunction(FunctionNode):
                     continue
                 node = ins[i]
                 if node in grads:
-                    grads[node] = _sum(grads.pop(node), gx)
+                    grads[node] = _sum(grads.pop(node), gx, tracer)
                 else:
                     grads[node] = gx
                 creator = node.creator_node
@@ -905,11 +986,324 @@ class StaticScheduleFunction(FunctionNode):
 
 _base_accumulate = FunctionNode.backward_accumulate
 
+# how many array backwards of a schedule's replays are traced into programs
+_TRACES = 2
 
-def _sum(a, b):
+
+def _zero(func, i, tracer):
+    """The zero gradient of ``func``'s ``i``-th output (one not used)."""
+    g = func._zero_output(i)
+    if tracer is not None:
+        tracer.zero(func, i, g)
+    return g
+
+
+def _sum(a, b, tracer=None):
     """``a + b`` as the engine sums two gradients of one value."""
     wrap = Variable._of_output
-    return _variable._add_grads([wrap(a, False), wrap(b, False)], False).array
+    if tracer is None:
+        return _variable._add_grads([wrap(a, False), wrap(b, False)],
+                                    False).array
+    tracer.busy = True
+    try:
+        y = _variable._add_grads([wrap(a, False), wrap(b, False)], False).array
+    finally:
+        tracer.busy = False
+    tracer.made(('sum',), (a, b), y)
+    return y
+
+
+# -- the array backward as a program --------------------------------------------------
+# Register kinds of a traced program
+_CONST_TYPES = (type(None), bool, int, float, complex, str, bytes, numpy.dtype,
+                numpy.generic, type)
+
+
+class _Untraceable(Exception):
+    pass
+
+
+class _BackwardTracer:
+    """Records one array backward of a replayed schedule
+    (``StaticScheduleFunction.backward_arrays``) as a ``_Program``.
+
+    Every array is known by identity: a value of the replay (registers
+    ``0 .. size-1``), an output gradient given to the box, or the result
+    of a recorded instruction. A node's backward is recorded as one
+    instruction, ``func.backward_arrays`` on this replay's node, or, for
+    classes whose ``backward_arrays`` only computes with gradient nodes
+    (``FunctionNode._static_backward``), as those nodes' computations
+    (``FunctionNode._compute``: the node's class, its constructor's state
+    with arrays and forward nodes as registers, its inputs). Anything else
+    (an array no instruction made, state that is neither a constant nor a
+    known array or node, a backward through Variables) stops the trace:
+    that backward then always walks the nodes, as before."""
+
+    busy = False
+    traces_compute = True
+    undo = None           # (what registering did inside a node's backward)
+
+    def __init__(self, box, grad_outputs):
+        self.box = box
+        self.why = None
+        self.regs = {}        # id(array) -> register (-1: ambiguous)
+        self.keep = []        # (every array seen keeps its id)
+        self.instrs = []
+        self.n = 0
+        values = box._values
+        for v, a in enumerate(values):
+            if _is_array(a):
+                self._see(a, v)
+        self.n = len(values)
+        self.grad_regs = []
+        for k, g in enumerate(grad_outputs):
+            if g is not None:
+                r = self._new(g)
+                self.grad_regs.append((r, k))
+        self.nodes = {id(func): i for i, func in enumerate(box._inner_nodes)
+                      if func is not None}
+        self.func = None
+        self.inside = False   # (None: tracing a node's computations)
+
+    def _see(self, array, r):
+        key = id(array)
+        old = self.regs.get(key)
+        if self.undo is not None:
+            self.undo.append((key, old))
+        self.regs[key] = r if old is None or old == r else -1
+        self.keep.append(array)
+
+    def _new(self, array):
+        r = self.n
+        self.n += 1
+        self._see(array, r)
+        return r
+
+    def _reg(self, array):
+        r = self.regs.get(id(array), -1)
+        if r < 0:
+            raise _Untraceable('an array no recorded instruction made')
+        return r
+
+    def fail(self, why):
+        if self.why is None:
+            self.why = why
+
+    def made(self, op, inputs, output):
+        if self.why is not None:
+            return
+        try:
+            ins = tuple([self._reg(x) for x in inputs])
+        except _Untraceable as e:
+            self.fail(str(e))
+            return
+        self.instrs.append(op + (ins, (self._new(output),)))
+
+    def zero(self, func, i, g):
+        step = self.nodes.get(id(func))
+        if step is None:
+            self.fail('a node outside the schedule')
+        elif self.why is None:
+            self.instrs.append(('zero', step, i, self._new(g)))
+
+    def enter(self, func, targets, gys):
+        """``func.backward_arrays(targets, gys)`` begins."""
+        self.func = None
+        if self.why is not None:
+            return
+        try:
+            step = self.nodes[id(func)]
+            g_regs = tuple([self._reg(g) for g in gys])
+        except (KeyError, _Untraceable):
+            self.fail('a node or gradient outside the schedule')
+            return
+        self.func = (step, targets, g_regs, len(self.instrs))
+        self.inside = None if type(func)._static_backward else False
+        self.undo = []
+        self.busy = self.inside is False  # (one instruction: unseen inside)
+
+    def leave(self, gxs):
+        """... and returned ``gxs``."""
+        self.busy = False
+        if self.func is None or self.why is not None:
+            return
+        step, targets, g_regs, start = self.func
+        self.func = None
+        if len(gxs) != len(targets):
+            self.fail('a backward with another number of gradients')
+            return
+        if self.inside is None:
+            try:
+                outs = tuple([-1 if gx is None else self._reg(gx)
+                              for gx in gxs])
+            except _Untraceable:
+                pass
+            else:
+                self.undo = None
+                return
+        # the node's backward_arrays as one instruction (what its
+        # computations registered forgotten)
+        del self.instrs[start:]
+        for key, old in reversed(self.undo):
+            if old is None:
+                del self.regs[key]
+            else:
+                self.regs[key] = old
+        self.undo = None
+        outs = tuple([-1 if gx is None else self._new(gx) for gx in gxs])
+        self.instrs.append(('bwd', step, targets, g_regs, outs))
+
+    def record_apply(self, node, inputs):
+        if self.func is None:
+            self.fail('an op applied on Variables')
+        else:
+            self.inside = False
+        self.busy = True
+        try:
+            return node.apply(inputs)
+        finally:
+            self.busy = False
+
+    def record_compute(self, node, in_data):
+        consts, refs = {}, []
+        try:
+            if self.why is not None or self.func is None or \
+                    self.inside is not None:
+                raise _Untraceable('a computation outside a node backward')
+            for name, value in node.__dict__.items():
+                if _is_array(value):
+                    refs.append((name, self._reg(value)))
+                elif isinstance(value, FunctionNode):
+                    step = self.nodes.get(id(value))
+                    if step is None:
+                        raise _Untraceable('a node outside the schedule')
+                    refs.append((name, -1 - step))
+                elif _constant(value):
+                    consts[name] = value
+                else:
+                    raise _Untraceable('{} keeps a {}'.format(
+                        type(node).__name__, type(value).__name__))
+            ins = tuple([self._reg(x) for x in in_data])
+        except _Untraceable:
+            if self.func is None:
+                self.fail('a computation outside a node backward')
+            self.inside = False
+            consts = None
+        self.busy = True
+        try:
+            outputs = node._compute(in_data)
+        finally:
+            self.busy = False
+        if consts is not None:
+            outs = tuple([self._new(y) for y in outputs])
+            self.instrs.append(('compute', type(node), consts, tuple(refs),
+                                ins, outs))
+        return outputs
+
+    def program(self, gxs):
+        """The program (False where the trace stopped)."""
+        if self.why is None:
+            try:
+                outs = tuple([-1 if g is None else self._reg(g) for g in gxs])
+            except _Untraceable as e:
+                self.fail(str(e))
+        self.keep = self.regs = None
+        if self.why is not None:
+            return False
+        return _Program(self.instrs, self.n, self.box._values, self.grad_regs,
+                        outs)
+
+
+def _constant(value):
+    if isinstance(value, _CONST_TYPES):
+        return True
+    if type(value) is tuple:
+        return all(_constant(x) for x in value)
+    return False
+
+
+class _Program:
+    """The array backward of a schedule's replays, traced once
+    (``_BackwardTracer``): instructions on registers, run without the
+    engine's walk, and for the nodes that allow it without their
+    ``backward_arrays`` (their gradient nodes computed directly, the route
+    decided once where the schedule's signature decides it, as the
+    forward's ``_Schedule._direct``)."""
+
+    def __init__(self, instrs, n, values, grad_regs, outs):
+        used = set()
+        for ins in instrs:
+            if ins[0] == 'compute':
+                used.update(r for _, r in ins[3] if r >= 0)
+                used.update(ins[4])
+            elif ins[0] == 'sum':
+                used.update(ins[1])
+            elif ins[0] == 'bwd':
+                used.update(ins[3])
+        used.update(r for r in outs if r >= 0)
+        size = len(values)
+        self.reads = frozenset(r for r in used if r < size)
+        self.instrs = [list(ins) + [None] if ins[0] == 'compute' else ins
+                       for ins in instrs if ins[0] != 'outs']
+        self.n = n
+        self.grad_regs = tuple(grad_regs)
+        self.outs = outs
+
+    def run(self, box, grad_outputs):
+        """The input gradients, or None where a Variable's array was
+        replaced since the forward (the walk then reads the new one)."""
+        for x, a in box._vars:
+            if x._array is not a:
+                return None
+        regs = [None] * self.n
+        values = box._values
+        for r in self.reads:
+            regs[r] = values[r]
+        for r, k in self.grad_regs:
+            regs[r] = grad_outputs[k]
+        grad_outputs = None
+        nodes = box._inner_nodes
+        new = object.__new__
+        for ins in self.instrs:
+            kind = ins[0]
+            if kind == 'compute':
+                _, cls, consts, refs, in_regs, out_regs, run = ins
+                node = new(cls)
+                state = node.__dict__
+                state.update(consts)
+                for name, r in refs:
+                    state[name] = regs[r] if r >= 0 else nodes[-1 - r]
+                in_data = tuple([regs[r] for r in in_regs])
+                if run is None:
+                    run = ins[6] = _Schedule._direct(node, in_data, {})
+                if run:
+                    state.update(run)
+                    outputs = node.forward(in_data)
+                else:
+                    outputs = node._forward_routed(in_data)
+                for r, y in zip(out_regs, outputs):
+                    regs[r] = y
+            elif kind == 'bwd':
+                _, step, targets, g_regs, out_regs = ins
+                func = nodes[step]
+                gys = tuple([regs[r] for r in g_regs])
+                gxs = func.backward_arrays(targets, gys)
+                if gxs is NotImplemented:
+                    # (as the walk: through Variables)
+                    gxs = func._call_backward(
+                        targets, tuple([Variable._of_output(g, False)
+                                        for g in gys]), None)
+                    gxs = [None if g is None else g.array for g in gxs]
+                gys = None
+                for r, gx in zip(out_regs, gxs):
+                    if r >= 0:
+                        regs[r] = gx
+            elif kind == 'sum':
+                a, b = ins[1]
+                regs[ins[2][0]] = _sum(regs[a], regs[b])
+            else:   # 'zero'
+                regs[ins[3]] = nodes[ins[1]]._zero_output(ins[2])
+        return tuple([None if r < 0 else regs[r] for r in self.outs])
 
 
 def _fill(template, values, nodes, requires_grad=None, memo=None):

@@ -36,6 +36,10 @@ class ConvolutionND(FunctionNode):
     of deconvolution); Chainer's API takes a single bool.
     """
 
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     bf16_inputs = (0,)
     bf16_weights = (1,)
     bf16_outputs = (0,)

@@ -50,6 +50,10 @@ def _matmul(a, b, dtype):
 class LinearFunction(FunctionNode):
     """``y = x W^T (+ b)`` for ``x`` ``(N, I)``, ``W`` ``(O, I)``, ``b`` ``(O,)``."""
 
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     bf16_inputs = (0,)
     bf16_weights = (1,)
     bf16_outputs = (0,)

@@ -104,6 +104,10 @@ class MaxPoolingND(FunctionNode):
     retained input and output, so inference pays for the maximum alone.
     """
 
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     bf16_inputs = (0,)
     bf16_outputs = (0,)
 

@@ -66,6 +66,10 @@ def _check_lstm_types(c_type, x_type):
 class LSTM(FunctionNode):
     """Inputs ``(c_prev, x)``, outputs ``(c, h)``."""
 
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     # (inputs, outputs) backward keeps, whichever route runs
     retained_for_backward = ((0, 1), ())
 
