@@ -19,7 +19,9 @@ so this complements ``run.py``'s timings; it does not replace them.
 
 Devices: ``@numpy`` the NumPy path (``use_ideep='never'``), ``@auto`` NumPy
 arrays under ``'auto'`` (cpuframe's default: routes where a size rule says
-oneDNN is faster), ``@intel64`` the model and inputs on the device.
+oneDNN is faster), ``@static`` as ``@auto`` with the models' forward
+decorated with ``@static_graph`` (the model rows only), ``@intel64`` the
+model and inputs on the device.
 
 ``--baseline`` imports cpuframe from that checkout (its native module
 built there, as ``run.py --baseline`` expects). ``--where`` says instead
@@ -57,16 +59,19 @@ import cpuframe
 import rows
 name, device, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 # '@numpy': the NumPy path (use_ideep 'never'); '@auto': NumPy arrays under
-# 'auto' (what a user gets by default); '@intel64': the model on the device
+# 'auto' (what a user gets by default); '@static': as '@auto', the models'
+# forward decorated with @static_graph; '@intel64': the model on the device
 cpuframe.config.use_ideep = 'never' if device == '@numpy' else 'auto'
 fn = rows.chainer_rows(rows.ChainerAPI(
-    cpuframe, '@numpy' if device == '@auto' else device))[name]
-for _ in range(3):
+    cpuframe, '@numpy' if device in ('@auto', '@static') else device,
+    static=device == '@static'))[name]
+for _ in range(6):
     fn()
 for _ in range(n):
     fn()
 if os.environ.get('INSTRUCTIONS_SAY'):   # (tests: the mode and array type)
-    api = rows.ChainerAPI(cpuframe, '@numpy' if device == '@auto' else device)
+    api = rows.ChainerAPI(
+        cpuframe, '@numpy' if device in ('@auto', '@static') else device)
     print(cpuframe.config.use_ideep, type(api.array(numpy.zeros(1))).__name__)
 '''
 

@@ -509,13 +509,17 @@ _STALE = object()
 
 def _leaf(array, requires_grad, creator=None, rank=0):
     """A VariableNode with no Variable (``Variable._of_output``'s node)."""
+    return _leaf_of(array.shape, array.dtype, requires_grad, creator, rank)
+
+
+def _leaf_of(shape, dtype, requires_grad, creator=None, rank=0):
+    """``_leaf`` of an array of ``shape`` and ``dtype``."""
     node = object.__new__(VariableNode)
-    shape = array.shape
     node.__dict__ = {
         '_variable': _released, 'name': None, 'creator_node': creator,
         'rank': rank, 'data': None, 'requires_grad': requires_grad,
         'shape': shape if type(shape) is tuple else tuple(shape),
-        'dtype': array.dtype}
+        'dtype': dtype}
     return node
 
 
@@ -575,6 +579,13 @@ class _Schedule:
         # have been decided a box keeps all of its replay's values for it.
         self.programs = {}
         self.program_reads = frozenset()
+        # Whether replays link the graph only when a backward needs it: once
+        # a program that needs no node runs the array backward (add_program)
+        self.lazy = False
+        self.linked_inputs = self.box_inputs
+        self.leaf_inputs = tuple(dict.fromkeys(
+            v for step in self.steps if step[0] == 'op' and step[4]
+            for v, mode in step[4] if mode != _LINK))
 
     def add_program(self, key, program):
         """Keep the traced program (or False) for ``key``."""
@@ -582,6 +593,11 @@ class _Schedule:
         if key not in programs and len(programs) < 2 * _TRACES:
             if program:
                 self.program_reads = self.program_reads | program.reads
+                if not program.needs_links and self.boxed and \
+                        not self.has_code and all(
+                            step[8] for step in self.steps) and \
+                        self.recorder.config[1] is not mixed_bf16:
+                    self.lazy = True
             programs[key] = program
 
     @staticmethod
@@ -675,13 +691,16 @@ class _Schedule:
                 nodes[v] = p._node
         requires_grad = self.requires_grad
         new = object.__new__
-        ref = weakref.ref
         leaf = _leaf
         direct = self.direct
         check_types = self.has_code
         watch = _function_node._route_watch
         ndarray = numpy.ndarray
         inner = [None] * len(self.steps) if build else None
+        # (lazy: the graph linked only when a backward needs it, see
+        # _lazy_link; what linking reads of this call is kept per op)
+        lazy = build and self.lazy
+        held = [None] * len(self.steps) if lazy else None
         with _trace.suspended():
             for i, step in enumerate(self.steps):
                 if step[0] != 'op':
@@ -728,45 +747,83 @@ class _Schedule:
                     for k in range(n):
                         nodes[first + k] = leaf(outputs[k], requires_grad[first + k])
                     continue
-                # the graph apply would link (see FunctionNode.apply)
-                if sources is None:
-                    in_nodes = [nodes[v] for v in vids]
-                else:
-                    in_nodes = [nodes[v] if mode == _LINK else
-                                _leaf(values[v], mode == _LEAF_GRAD)
-                                for v, mode in sources]
-                rank = 0
-                for x in in_nodes:
-                    if x.rank > rank:
-                        rank = x.rank
-                node.rank = rank
-                node.inputs = tuple(in_nodes)
                 inner[i] = node
-                if n == 1:
-                    out = leaf(outputs[0], requires_grad[first], node, rank + 1)
-                    nodes[first] = out
-                    node.outputs = (ref(out),)
-                else:
-                    refs = []
-                    for k in range(n):
-                        out = leaf(outputs[k], requires_grad[first + k], node,
-                                   rank + 1)
-                        nodes[first + k] = out
-                        refs.append(ref(out))
-                    node.outputs = tuple(refs)
-                node._output_meta = meta
-                kept = node._input_indexes_to_retain
-                if kept is not None:
-                    for i in kept:
-                        in_nodes[i].data = in_data[i]
                 kept = node._output_indexes_to_retain
                 if kept is not None:
-                    node._retained_output_data = tuple([outputs[i] for i in kept])
+                    node._retained_output_data = tuple([outputs[k] for k in kept])
+                if lazy:
+                    kept = node._input_indexes_to_retain
+                    if kept is not None:
+                        held[i] = tuple([(k, in_data[k]) for k in kept])
+                    continue
+                self._link_op(i, node, in_data, nodes, outputs)
         if build and self.boxed:
-            self._box(values, nodes, inner, leaves)
+            box = self._box(values, nodes, inner, leaves)
+            if lazy:
+                box._lazy = (held, [nodes[v] for v in self.linked_inputs],
+                             [values[v] for v in self.leaf_inputs])
         memo = {v: x for v, x in zip(self.args, leaves)
                 if isinstance(x, Variable)}
         return _fill(self.output, values, nodes, requires_grad, memo)
+
+    def _link_op(self, i, node, in_data, nodes, outputs=None):
+        """Link step ``i``'s ``node`` into the graph as apply links it
+        (``in_data``: its inputs, those it retains at least; ``nodes``:
+        the VariableNodes of the values so far; ``outputs``: its outputs,
+        else their recorded shapes and dtypes)."""
+        _, cls, pre, vids, sources, first, n, meta, backprop = self.steps[i]
+        requires_grad = self.requires_grad
+        leaf = _leaf_of
+        if sources is None:
+            in_nodes = [nodes[v] for v in vids]
+        else:
+            in_nodes = [nodes[v] if mode == _LINK else
+                        _leaf(in_data[k], mode == _LEAF_GRAD)
+                        for k, (v, mode) in enumerate(sources)]
+        rank = 0
+        for x in in_nodes:
+            if x.rank > rank:
+                rank = x.rank
+        node.rank = rank
+        node.inputs = tuple(in_nodes)
+        rank += 1
+        specs = meta if outputs is None else \
+            [(y.shape, y.dtype) for y in outputs]
+        if n == 1:
+            out = leaf(*specs[0][:2], requires_grad[first], node, rank)
+            nodes[first] = out
+            node.outputs = (weakref.ref(out),)
+        else:
+            refs = []
+            for k in range(n):
+                out = leaf(*specs[k][:2], requires_grad[first + k], node, rank)
+                nodes[first + k] = out
+                refs.append(weakref.ref(out))
+            node.outputs = tuple(refs)
+        node._output_meta = meta
+        kept = node._input_indexes_to_retain
+        if kept is not None:
+            for k in kept:
+                in_nodes[k].data = in_data[k]
+
+    def _lazy_link(self, box):
+        """Link the graph of a lazy replay (see replay): the inner outputs
+        of ``box``."""
+        held, linked, leafs = box._lazy
+        box._lazy = None
+        nodes = [None] * self.size
+        for v, x in zip(self.linked_inputs, linked):
+            nodes[v] = x
+        values = dict(zip(self.leaf_inputs, leafs))
+        for i, node in enumerate(box._inner_nodes):
+            if node is None:
+                continue
+            vids = self.steps[i][3]
+            in_data = [values.get(v) for v in vids]
+            for k, a in held[i] or ():
+                in_data[k] = a
+            self._link_op(i, node, in_data, nodes)
+        return tuple([nodes[v] for v in self.box_outputs])
 
     def _box(self, values, nodes, inner, leaves):
         """Put one StaticScheduleFunction between the replayed ops and the
@@ -804,7 +861,8 @@ class _Schedule:
             refs.append(weakref.ref(y))
         box.outputs = tuple(refs)
         box._output_meta = self.box_meta
-        box._inner_outputs = tuple(inner)
+        box._linked_outputs = tuple(inner)
+        return box
 
 
 def _template_vars(template, found):
@@ -834,8 +892,6 @@ class StaticScheduleFunction(FunctionNode):
     ``backward_accumulate`` runs through them here too.
     """
 
-    _inner_outputs = ()
-
     @property
     def label(self):
         return 'StaticScheduleFunction'
@@ -852,6 +908,18 @@ class StaticScheduleFunction(FunctionNode):
     _inner_nodes = None
     _values = None
     _vars = None
+    _lazy = None            # (what a lazy replay keeps to link the graph)
+    _linked_outputs = ()
+
+    @property
+    def _inner_outputs(self):
+        if self._lazy is not None:
+            self._link()
+        return self._linked_outputs
+
+    def _link(self):
+        """Link the replayed ops of a lazy replay (see _Schedule.replay)."""
+        self._linked_outputs = self._schedule._lazy_link(self)
 
     def backward_arrays(self, target_input_indexes, grad_outputs):
         if getattr(config, 'lazy_grad_sum', False):
@@ -1243,6 +1311,10 @@ class _Program:
         used.update(r for r in outs if r >= 0)
         size = len(values)
         self.reads = frozenset(r for r in used if r < size)
+        # (whether it reads the replay's nodes: a lazy replay links them)
+        self.needs_links = any(
+            ins[0] in ('bwd', 'zero') or ins[0] == 'compute' and any(
+                r < 0 for _, r in ins[3]) for ins in instrs)
         self.instrs = [list(ins) + [None] if ins[0] == 'compute' else ins
                        for ins in instrs if ins[0] != 'outs']
         self.n = n
@@ -1255,6 +1327,8 @@ class _Program:
         for x, a in box._vars:
             if x._array is not a:
                 return None
+        if self.needs_links and box._lazy is not None:
+            box._link()
         regs = [None] * self.n
         values = box._values
         for r in self.reads:
