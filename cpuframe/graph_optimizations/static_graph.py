@@ -582,6 +582,7 @@ class _Schedule:
         # Whether replays link the graph only when a backward needs it: once
         # a program that needs no node runs the array backward (add_program)
         self.lazy = False
+        self.forward_code = None    # (a lazy replay's forward: _compile_forward)
         self.linked_inputs = self.box_inputs
         self.leaf_inputs = tuple(dict.fromkeys(
             v for step in self.steps if step[0] == 'op' and step[4]
@@ -596,7 +597,10 @@ class _Schedule:
                 if not program.needs_links and self.boxed and \
                         not self.has_code and all(
                             step[8] for step in self.steps) and \
-                        self.recorder.config[1] is not mixed_bf16:
+                        self.recorder.config[1] is not mixed_bf16 and \
+                        None not in self.direct:
+                    self.forward_code = _compile_forward(self.steps,
+                                                         self.direct)
                     self.lazy = True
             programs[key] = program
 
@@ -701,8 +705,12 @@ class _Schedule:
         # _lazy_link; what linking reads of this call is kept per op)
         lazy = build and self.lazy
         held = [None] * len(self.steps) if lazy else None
+        code = self.forward_code if lazy else None
+        if code is not None:
+            with _trace.suspended():
+                code(values, inner, held)
         with _trace.suspended():
-            for i, step in enumerate(self.steps):
+            for i, step in enumerate(self.steps if code is None else ()):
                 if step[0] != 'op':
                     _, func, template, outs = step
                     args, kwargs = _fill(template, values, nodes)
@@ -753,8 +761,8 @@ class _Schedule:
                     node._retained_output_data = tuple([outputs[k] for k in kept])
                 if lazy:
                     kept = node._input_indexes_to_retain
-                    if kept is not None:
-                        held[i] = tuple([(k, in_data[k]) for k in kept])
+                    if kept:
+                        held[i] = (kept, in_data)
                     continue
                 self._link_op(i, node, in_data, nodes, outputs)
         if build and self.boxed:
@@ -820,8 +828,10 @@ class _Schedule:
                 continue
             vids = self.steps[i][3]
             in_data = [values.get(v) for v in vids]
-            for k, a in held[i] or ():
-                in_data[k] = a
+            if held[i] is not None:
+                kept, given = held[i]
+                for k in kept:
+                    in_data[k] = given[k]
             self._link_op(i, node, in_data, nodes)
         return tuple([nodes[v] for v in self.box_outputs])
 
@@ -1252,6 +1262,11 @@ class _BackwardTracer:
                     raise _Untraceable('{} keeps a {}'.format(
                         type(node).__name__, type(value).__name__))
             ins = tuple([self._reg(x) for x in in_data])
+            # (whether later runs call its forward directly, asked of a
+            # node in this state: _Schedule._direct)
+            probe = object.__new__(type(node))
+            probe.__dict__.update(node.__dict__)
+            run = _Schedule._direct(probe, in_data, {})
         except _Untraceable:
             if self.func is None:
                 self.fail('a computation outside a node backward')
@@ -1265,7 +1280,7 @@ class _BackwardTracer:
         if consts is not None:
             outs = tuple([self._new(y) for y in outputs])
             self.instrs.append(('compute', type(node), consts, tuple(refs),
-                                ins, outs))
+                                ins, outs, run))
         return outputs
 
     def program(self, gxs):
@@ -1292,22 +1307,18 @@ def _constant(value):
 
 class _Program:
     """The array backward of a schedule's replays, traced once
-    (``_BackwardTracer``): instructions on registers, run without the
-    engine's walk, and for the nodes that allow it without their
-    ``backward_arrays`` (their gradient nodes computed directly, the route
-    decided once where the schedule's signature decides it, as the
-    forward's ``_Schedule._direct``)."""
+    (``_BackwardTracer``): instructions on registers, compiled into one
+    Python function (``_compile``) that runs them without the engine's
+    walk and, for the nodes that allow it, without their
+    ``backward_arrays``: their gradient nodes computed directly, the route
+    decided once where the schedule's signature decides it (as the
+    forward's ``_Schedule._direct``). A register is dropped after its last
+    use, as the walk drops a gradient it has passed on."""
 
     def __init__(self, instrs, n, values, grad_regs, outs):
-        used = set()
-        for ins in instrs:
-            if ins[0] == 'compute':
-                used.update(r for _, r in ins[3] if r >= 0)
-                used.update(ins[4])
-            elif ins[0] == 'sum':
-                used.update(ins[1])
-            elif ins[0] == 'bwd':
-                used.update(ins[3])
+        instrs = [ins for ins in instrs if ins[0] != 'outs']
+        reads = [_reads(ins) for ins in instrs]
+        used = set(r for rs in reads for r in rs)
         used.update(r for r in outs if r >= 0)
         size = len(values)
         self.reads = frozenset(r for r in used if r < size)
@@ -1315,11 +1326,11 @@ class _Program:
         self.needs_links = any(
             ins[0] in ('bwd', 'zero') or ins[0] == 'compute' and any(
                 r < 0 for _, r in ins[3]) for ins in instrs)
-        self.instrs = [list(ins) + [None] if ins[0] == 'compute' else ins
-                       for ins in instrs if ins[0] != 'outs']
+        self.instrs = instrs
         self.n = n
         self.grad_regs = tuple(grad_regs)
         self.outs = outs
+        self.code = _compile(instrs, reads, outs)
 
     def run(self, box, grad_outputs):
         """The input gradients, or None where a Variable's array was
@@ -1336,48 +1347,120 @@ class _Program:
         for r, k in self.grad_regs:
             regs[r] = grad_outputs[k]
         grad_outputs = None
-        nodes = box._inner_nodes
-        new = object.__new__
-        for ins in self.instrs:
-            kind = ins[0]
-            if kind == 'compute':
-                _, cls, consts, refs, in_regs, out_regs, run = ins
-                node = new(cls)
-                state = node.__dict__
-                state.update(consts)
-                for name, r in refs:
-                    state[name] = regs[r] if r >= 0 else nodes[-1 - r]
-                in_data = tuple([regs[r] for r in in_regs])
-                if run is None:
-                    run = ins[6] = _Schedule._direct(node, in_data, {})
-                if run:
-                    state.update(run)
-                    outputs = node.forward(in_data)
-                else:
-                    outputs = node._forward_routed(in_data)
-                for r, y in zip(out_regs, outputs):
-                    regs[r] = y
-            elif kind == 'bwd':
-                _, step, targets, g_regs, out_regs = ins
-                func = nodes[step]
-                gys = tuple([regs[r] for r in g_regs])
-                gxs = func.backward_arrays(targets, gys)
-                if gxs is NotImplemented:
-                    # (as the walk: through Variables)
-                    gxs = func._call_backward(
-                        targets, tuple([Variable._of_output(g, False)
-                                        for g in gys]), None)
-                    gxs = [None if g is None else g.array for g in gxs]
-                gys = None
-                for r, gx in zip(out_regs, gxs):
-                    if r >= 0:
-                        regs[r] = gx
-            elif kind == 'sum':
-                a, b = ins[1]
-                regs[ins[2][0]] = _sum(regs[a], regs[b])
-            else:   # 'zero'
-                regs[ins[3]] = nodes[ins[1]]._zero_output(ins[2])
+        self.code(regs, box._inner_nodes)
         return tuple([None if r < 0 else regs[r] for r in self.outs])
+
+
+def _compile_forward(steps, direct):
+    """The ops of a lazy replay (see _Schedule.replay) as one function
+    ``code(values, inner, held)``: each op's forward, directly or routed
+    as decided (``direct``), the outputs, the node, what linking reads."""
+    names = {'new': object.__new__, 'watch': _function_node._route_watch}
+    lines = ['def code(values, inner, held):']
+    for i, step in enumerate(steps):
+        _, cls, pre, vids, sources, first, n, meta, backprop = step
+        run = direct[i]
+        names['C%d' % i] = cls
+        names['D%d' % i] = run if run else pre
+        lines.append('    n = new(C%d)' % i)
+        lines.append('    n.__dict__.update(D%d)' % i)
+        if run and cls.forward_intel64 is not \
+                _function_node._no_intel64_route:
+            lines.append('    if watch[0] is not None:')
+            lines.append('        watch[0](n, False)')
+        lines.append('    a = (%s)' % ''.join('values[%d], ' % v for v in vids))
+        lines.append('    o = n.%s(a)' % ('forward' if run else '_forward_routed'))
+        if n == 1:
+            lines.append('    values[%d] = o[0]' % first)
+        else:
+            lines.append('    values[%d:%d] = o' % (first, first + n))
+        lines.append('    inner[%d] = n' % i)
+        lines.append('    k = n._output_indexes_to_retain')
+        lines.append('    if k is not None:')
+        lines.append('        n._retained_output_data = tuple([o[j] for j in k])')
+        lines.append('    k = n._input_indexes_to_retain')
+        lines.append('    if k:')
+        lines.append('        held[%d] = (k, a)' % i)
+    lines.append('    n = a = o = None')
+    exec('\n'.join(lines), names)   # noqa: S102 - our own generated code
+    return names['code']
+
+
+def _reads(ins):
+    """The registers an instruction reads."""
+    kind = ins[0]
+    if kind == 'compute':
+        return tuple(r for _, r in ins[3] if r >= 0) + ins[4]
+    if kind == 'sum':
+        return ins[1]
+    if kind == 'bwd':
+        return ins[3]
+    return ()
+
+
+def _backward_of(func, targets, gys):
+    """``func``'s input gradients at ``targets`` as the walk computes them."""
+    gxs = func.backward_arrays(targets, gys)
+    if gxs is NotImplemented:
+        # (as the walk: through Variables)
+        gxs = func._call_backward(
+            targets, tuple([Variable._of_output(g, False) for g in gys]),
+            None)
+        gxs = [None if g is None else g.array for g in gxs]
+    return gxs
+
+
+def _compile(instrs, reads, outs):
+    """A program's instructions as one function ``code(regs, nodes)``."""
+    last = {}
+    for i, rs in enumerate(reads):
+        for r in rs:
+            last[r] = i
+    keep = set(r for r in outs if r >= 0)
+    names = {'new': object.__new__, '_sum': _sum, '_backward_of': _backward_of,
+             'watch': _function_node._route_watch}
+    lines = ['def code(regs, nodes):']
+    for i, ins in enumerate(instrs):
+        kind = ins[0]
+        if kind == 'compute':
+            _, cls, consts, refs, in_regs, out_regs, run = ins
+            names['C%d' % i] = cls
+            names['K%d' % i] = dict(consts, **run) if run else consts
+            lines.append('    n = new(C%d)' % i)
+            lines.append('    d = n.__dict__')
+            lines.append('    d.update(K%d)' % i)
+            for name, r in refs:
+                lines.append('    d[%r] = %s' % (
+                    name, 'regs[%d]' % r if r >= 0 else 'nodes[%d]' % (-1 - r)))
+            if run and cls.forward_intel64 is not \
+                    _function_node._no_intel64_route:
+                # (the route the NumPy path declines, told as apply tells it)
+                lines.append('    if watch[0] is not None:')
+                lines.append('        watch[0](n, False)')
+            args = ''.join('regs[%d], ' % r for r in in_regs)
+            lines.append('    o = n.%s((%s))' % (
+                'forward' if run else '_forward_routed', args))
+            outputs = out_regs
+        elif kind == 'bwd':
+            _, step, targets, g_regs, outputs = ins
+            args = ''.join('regs[%d], ' % r for r in g_regs)
+            lines.append('    o = _backward_of(nodes[%d], %r, (%s))' % (
+                step, targets, args))
+        elif kind == 'sum':
+            lines.append('    o = (_sum(regs[%d], regs[%d]),)' % ins[1])
+            outputs = ins[2]
+        else:   # 'zero'
+            lines.append('    o = (nodes[%d]._zero_output(%d),)' % ins[1:3])
+            outputs = (ins[3],)
+        for k, r in enumerate(outputs):
+            if r >= 0 and (r in keep or last.get(r, -1) > i):
+                lines.append('    regs[%d] = o[%d]' % (r, k))
+        dead = [r for r in reads[i] if last[r] == i and r not in keep]
+        for r in dict.fromkeys(dead):
+            lines.append('    regs[%d] = None' % r)
+        lines.append('    o = n = d = None')
+    exec('\n'.join(lines), names)   # noqa: S102 - our own generated code
+    return names['code']
 
 
 def _fill(template, values, nodes, requires_grad=None, memo=None):
