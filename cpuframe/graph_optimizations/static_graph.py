@@ -795,19 +795,18 @@ class _Schedule:
         node.rank = rank
         node.inputs = tuple(in_nodes)
         rank += 1
-        specs = meta if outputs is None else \
-            [(y.shape, y.dtype) for y in outputs]
-        if n == 1:
-            out = leaf(*specs[0][:2], requires_grad[first], node, rank)
-            nodes[first] = out
-            node.outputs = (weakref.ref(out),)
-        else:
-            refs = []
-            for k in range(n):
-                out = leaf(*specs[k][:2], requires_grad[first + k], node, rank)
-                nodes[first + k] = out
-                refs.append(weakref.ref(out))
-            node.outputs = tuple(refs)
+        refs = []
+        ref = weakref.ref
+        for k in range(n):
+            if outputs is None:
+                shape, dtype, _ = meta[k]
+            else:
+                y = outputs[k]
+                shape, dtype = y.shape, y.dtype
+            out = leaf(shape, dtype, requires_grad[first + k], node, rank)
+            nodes[first + k] = out
+            refs.append(ref(out))
+        node.outputs = tuple(refs)
         node._output_meta = meta
         kept = node._input_indexes_to_retain
         if kept is not None:
@@ -954,19 +953,29 @@ class StaticScheduleFunction(FunctionNode):
             return self._walk(target_input_indexes, grad_outputs, None)
         with _trace.recording(tracer):
             gxs = self._walk(target_input_indexes, grad_outputs, tracer)
-        schedule.add_program(key, tracer.program(gxs))
+        schedule.add_program(key, tracer.program())
         return gxs
 
-    def _walk(self, target_input_indexes, grad_outputs, tracer):
+    def _walk(self, target_input_indexes, grad_outputs, t):
+        """The walk of ``backward_arrays`` (``t``: a _BackwardTracer, told
+        where each gradient comes from and goes, or None)."""
         grads = {}
         heap = []
         queued = set()
         counter = itertools.count()
-        for node, g in zip(self._inner_outputs, grad_outputs):
+        for k, (node, g) in enumerate(zip(self._inner_outputs, grad_outputs)):
             if g is None:
                 continue
-            grads[node] = g if node not in grads else \
-                _sum(grads.pop(node), g, tracer)
+            if node in grads:
+                y = _sum(grads.pop(node), g, t)
+                if t is not None:
+                    t.hold(node, t.summed(t.take(node), t.given(k), y))
+                grads[node] = y
+                y = None
+            else:
+                grads[node] = g
+                if t is not None:
+                    t.hold(node, t.given(k))
             func = node.creator_node
             if func is not None and func not in queued:
                 queued.add(func)
@@ -976,6 +985,7 @@ class StaticScheduleFunction(FunctionNode):
         wrap = Variable._of_output
         dtype = config.dtype
         pop, push = heapq.heappop, heapq.heappush
+        g_regs = x_regs = p_regs = None
         while heap:
             func = pop(heap)[2]
             refs = func.outputs
@@ -985,16 +995,25 @@ class StaticScheduleFunction(FunctionNode):
                 if g is None:
                     continue
                 gys = (g,)
+                if t is not None:
+                    g_regs = (t.take(node),)
                 g = None
             else:
                 gys = []
+                g_regs = []
                 for ref in refs:
                     node = ref()
                     gys.append(None if node is None else grads.pop(node, None))
+                    if t is not None:
+                        g_regs.append(-1 if node is None else t.take(node))
                 if all(g is None for g in gys):
                     continue
-                gys = tuple([_zero(func, i, tracer) if g is None else g
-                             for i, g in enumerate(gys)])
+                for i in range(len(gys)):
+                    if gys[i] is None:
+                        gys[i] = func._zero_output(i)
+                        if t is not None:
+                            g_regs[i] = t.zero(func, i, gys[i])
+                gys = tuple(gys)
             ins = func.inputs
             targets = tuple([i for i, node in enumerate(ins) if node.requires_grad])
             if not targets:
@@ -1005,34 +1024,34 @@ class StaticScheduleFunction(FunctionNode):
                 # The engine hands the gradients summed so far to
                 # backward_accumulate and says which only it holds (the
                 # node may then accumulate into them: another rounding).
+                if t is not None:
+                    p_regs = tuple([t.take(ins[i]) for i in targets])
                 pending = tuple([None if g is None else wrap(g, False) for g in
                                  (grads.pop(ins[i], None) for i in targets)])
             if cls.backward_arrays is not None and (
                     pending is None or all(g is None for g in pending)):
                 fdt = func._forward_dtype
-                if tracer is not None:
-                    tracer.enter(func, targets, gys)
+                if t is not None:
+                    t.enter(func, targets, gys, g_regs, False)
                 if fdt is not None and fdt is not dtype and (
                         fdt is mixed_bf16 or dtype is mixed_bf16):
-                    if tracer is not None:
-                        tracer.fail('a backward in another dtype mode')
+                    if t is not None:
+                        t.fail('a backward in another dtype mode')
                     with using_config('dtype', fdt):
                         gxs = func.backward_arrays(targets, gys)
                 else:
                     gxs = func.backward_arrays(targets, gys)
                 if gxs is NotImplemented:
-                    if tracer is not None:
-                        tracer.fail('{}.backward_arrays declined'.format(
+                    if t is not None:
+                        t.fail('{}.backward_arrays declined'.format(
                             cls.__name__))
                     gxs = func._call_backward(
                         targets, tuple([wrap(g, False) for g in gys]), None)
                     gxs = [None if g is None else g.array for g in gxs]
-                if tracer is not None:
-                    tracer.leave(gxs)
             else:
-                if tracer is not None:
-                    tracer.fail('{} backpropagates through Variables'.format(
-                        cls.__name__))
+                if t is not None:
+                    t.enter(func, targets, gys, g_regs,
+                            None if pending is None else p_regs)
                 if pending is not None:
                     func._donated_grad_inputs = _temporaries.donated(pending)
                 try:
@@ -1042,15 +1061,27 @@ class StaticScheduleFunction(FunctionNode):
                     func._donated_grad_inputs = None
                 pending = None
                 gxs = [None if g is None else g.array for g in gxs]
+            if t is not None:
+                x_regs = t.leave(gxs)
             gys = None
-            for i, gx in zip(targets, gxs):
+            for k, i in enumerate(targets):
+                gx = gxs[k]
                 if gx is None:
                     continue
                 node = ins[i]
-                if node in grads:
-                    grads[node] = _sum(grads.pop(node), gx, tracer)
+                if t is None:
+                    if node in grads:
+                        grads[node] = _sum(grads.pop(node), gx)
+                    else:
+                        grads[node] = gx
+                elif node in grads:
+                    y = _sum(grads.pop(node), gx, t)
+                    t.hold(node, t.summed(t.take(node), x_regs[k], y))
+                    grads[node] = y
+                    y = None
                 else:
                     grads[node] = gx
+                    t.hold(node, x_regs[k])
                 creator = node.creator_node
                 if creator is not None and creator not in queued and \
                         node not in external:
@@ -1059,6 +1090,9 @@ class StaticScheduleFunction(FunctionNode):
             # (only ``grads`` may hold a gradient now: a node reached later
             # may be told it alone holds it, as the engine tells it)
             gxs = gx = None
+        if t is not None:
+            t.outs = tuple([t.take(self.inputs[i]) if self.inputs[i] in grads
+                            else -1 for i in target_input_indexes])
         return tuple(grads.get(self.inputs[i]) for i in target_input_indexes)
 
 
@@ -1068,31 +1102,21 @@ _base_accumulate = FunctionNode.backward_accumulate
 _TRACES = 2
 
 
-def _zero(func, i, tracer):
-    """The zero gradient of ``func``'s ``i``-th output (one not used)."""
-    g = func._zero_output(i)
-    if tracer is not None:
-        tracer.zero(func, i, g)
-    return g
-
-
 def _sum(a, b, tracer=None):
     """``a + b`` as the engine sums two gradients of one value."""
     wrap = Variable._of_output
     if tracer is None:
         return _variable._add_grads([wrap(a, False), wrap(b, False)],
                                     False).array
-    tracer.busy = True
+    tracer.busy = True   # (its computation is one instruction)
     try:
-        y = _variable._add_grads([wrap(a, False), wrap(b, False)], False).array
+        return _variable._add_grads([wrap(a, False), wrap(b, False)],
+                                    False).array
     finally:
         tracer.busy = False
-    tracer.made(('sum',), (a, b), y)
-    return y
 
 
 # -- the array backward as a program --------------------------------------------------
-# Register kinds of a traced program
 _CONST_TYPES = (type(None), bool, int, float, complex, str, bytes, numpy.dtype,
                 numpy.generic, type)
 
@@ -1105,60 +1129,69 @@ class _BackwardTracer:
     """Records one array backward of a replayed schedule
     (``StaticScheduleFunction.backward_arrays``) as a ``_Program``.
 
-    Every array is known by identity: a value of the replay (registers
-    ``0 .. size-1``), an output gradient given to the box, or the result
-    of a recorded instruction. A node's backward is recorded as one
-    instruction, ``func.backward_arrays`` on this replay's node, or, for
-    classes whose ``backward_arrays`` only computes with gradient nodes
-    (``FunctionNode._static_backward``), as those nodes' computations
-    (``FunctionNode._compute``: the node's class, its constructor's state
-    with arrays and forward nodes as registers, its inputs). Anything else
-    (an array no instruction made, state that is neither a constant nor a
-    known array or node, a backward through Variables) stops the trace:
-    that backward then always walks the nodes, as before."""
+    Registers: the replay's values (``0 .. size-1``), the output gradients
+    given to the box, then what each instruction makes. Between nodes a
+    gradient is followed by the node it belongs to, as the walk holds it
+    (``hold``/``take``). A node's backward is one instruction,
+    ``backward_arrays`` (or its Variable backward) on this replay's node;
+    for classes whose ``backward_arrays`` only computes with gradient nodes
+    (``FunctionNode._static_backward``) it is those nodes' computations
+    instead (``FunctionNode._compute``: the class, its constructor's state
+    with arrays and forward nodes as registers, its inputs), each array
+    known by identity: a value, one of the node's output gradients, or
+    what an earlier computation of the same backward made (all kept alive
+    meanwhile, so no identity is reused). Anything else there (an array no
+    computation made, state that is neither a constant nor a known array
+    or node, an op applied on Variables) makes that node one instruction.
+    A backward in another dtype mode or one declining ``backward_arrays``
+    ends the trace: that backward then always walks, as before."""
 
     busy = False
     traces_compute = True
-    undo = None           # (what registering did inside a node's backward)
 
     def __init__(self, box, grad_outputs):
         self.box = box
         self.why = None
-        self.regs = {}        # id(array) -> register (-1: ambiguous)
-        self.keep = []        # (every array seen keeps its id)
-        self.instrs = []
-        self.n = 0
+        base = {}             # id(value) -> register (-1: two values)
         values = box._values
         for v, a in enumerate(values):
             if _is_array(a):
-                self._see(a, v)
+                key = id(a)
+                base[key] = v if key not in base else -1
+        self.base = base
         self.n = len(values)
         self.grad_regs = []
+        self.given_regs = {}
         for k, g in enumerate(grad_outputs):
             if g is not None:
-                r = self._new(g)
-                self.grad_regs.append((r, k))
+                self.given_regs[k] = self.n
+                self.grad_regs.append((self.n, k))
+                self.n += 1
+        self.at = {}          # VariableNode -> register of its gradient
+        self.instrs = []
         self.nodes = {id(func): i for i, func in enumerate(box._inner_nodes)
                       if func is not None}
         self.func = None
         self.inside = False   # (None: tracing a node's computations)
+        self.local = None     # id(array) -> register, inside a node
+        self.alive = None     # (what self.local names, kept meanwhile)
+        self.outs = ()
 
-    def _see(self, array, r):
-        key = id(array)
-        old = self.regs.get(key)
-        if self.undo is not None:
-            self.undo.append((key, old))
-        self.regs[key] = r if old is None or old == r else -1
-        self.keep.append(array)
-
-    def _new(self, array):
-        r = self.n
+    def _new(self):
         self.n += 1
-        self._see(array, r)
+        return self.n - 1
+
+    def _local(self, array):
+        r = self._new()
+        self.local[id(array)] = r
+        self.alive.append(array)
         return r
 
     def _reg(self, array):
-        r = self.regs.get(id(array), -1)
+        key = id(array)
+        r = self.local.get(key)
+        if r is None:
+            r = self.base.get(key, -1)
         if r < 0:
             raise _Untraceable('an array no recorded instruction made')
         return r
@@ -1167,69 +1200,79 @@ class _BackwardTracer:
         if self.why is None:
             self.why = why
 
-    def made(self, op, inputs, output):
-        if self.why is not None:
-            return
-        try:
-            ins = tuple([self._reg(x) for x in inputs])
-        except _Untraceable as e:
-            self.fail(str(e))
-            return
-        self.instrs.append(op + (ins, (self._new(output),)))
+    def given(self, k):
+        return self.given_regs[k]
+
+    def hold(self, node, r):
+        self.at[node] = r
+
+    def take(self, node):
+        return self.at.pop(node, -1)
+
+    def summed(self, ra, rb, y):
+        r = self._new()
+        if ra < 0 or rb < 0:
+            self.fail('a sum of unknown gradients')
+        self.instrs.append(('sum', (ra, rb), (r,)))
+        return r
 
     def zero(self, func, i, g):
         step = self.nodes.get(id(func))
         if step is None:
             self.fail('a node outside the schedule')
-        elif self.why is None:
-            self.instrs.append(('zero', step, i, self._new(g)))
+            return -1
+        r = self._new()
+        self.instrs.append(('zero', step, i, r))
+        return r
 
-    def enter(self, func, targets, gys):
-        """``func.backward_arrays(targets, gys)`` begins."""
+    def enter(self, func, targets, gys, g_regs, p_regs):
+        """``func``'s backward begins: ``backward_arrays(targets, gys)``
+        (``p_regs`` False) or its Variable backward (``p_regs``: the
+        registers of the gradients summed so far, or None)."""
         self.func = None
         if self.why is not None:
             return
-        try:
-            step = self.nodes[id(func)]
-            g_regs = tuple([self._reg(g) for g in gys])
-        except (KeyError, _Untraceable):
+        step = self.nodes.get(id(func))
+        if step is None or any(r < 0 for r in g_regs) or (
+                p_regs and any(r < -1 for r in p_regs)):
             self.fail('a node or gradient outside the schedule')
             return
-        self.func = (step, targets, g_regs, len(self.instrs))
-        self.inside = None if type(func)._static_backward else False
-        self.undo = []
+        self.func = (step, targets, tuple(g_regs), len(self.instrs), p_regs)
+        self.inside = None if type(func)._static_backward and \
+            p_regs is False else False
+        self.local = {}
+        self.alive = []
+        if self.inside is None:
+            for g, r in zip(gys, g_regs):
+                self.local[id(g)] = r
+                self.alive.append(g)
         self.busy = self.inside is False  # (one instruction: unseen inside)
 
     def leave(self, gxs):
-        """... and returned ``gxs``."""
+        """... and returned ``gxs``: their registers."""
         self.busy = False
-        if self.func is None or self.why is not None:
-            return
-        step, targets, g_regs, start = self.func
-        self.func = None
+        func, self.func = self.func, None
+        local, self.local = self.local, None
+        self.alive = None
+        if func is None or self.why is not None:
+            return (-1,) * len(gxs)
+        step, targets, g_regs, start, p_regs = func
         if len(gxs) != len(targets):
             self.fail('a backward with another number of gradients')
-            return
+            return (-1,) * len(gxs)
         if self.inside is None:
-            try:
-                outs = tuple([-1 if gx is None else self._reg(gx)
-                              for gx in gxs])
-            except _Untraceable:
-                pass
-            else:
-                self.undo = None
-                return
-        # the node's backward_arrays as one instruction (what its
-        # computations registered forgotten)
+            outs = tuple([-1 if gx is None else local.get(id(gx), -2)
+                          for gx in gxs])
+            if -2 not in outs:
+                return outs
+        # the node's backward as one instruction
         del self.instrs[start:]
-        for key, old in reversed(self.undo):
-            if old is None:
-                del self.regs[key]
-            else:
-                self.regs[key] = old
-        self.undo = None
-        outs = tuple([-1 if gx is None else self._new(gx) for gx in gxs])
-        self.instrs.append(('bwd', step, targets, g_regs, outs))
+        outs = tuple([-1 if gx is None else self._new() for gx in gxs])
+        if p_regs is False:
+            self.instrs.append(('bwd', step, targets, g_regs, outs))
+        else:
+            self.instrs.append(('acc', step, targets, g_regs, outs, p_regs))
+        return outs
 
     def record_apply(self, node, inputs):
         if self.func is None:
@@ -1278,23 +1321,18 @@ class _BackwardTracer:
         finally:
             self.busy = False
         if consts is not None:
-            outs = tuple([self._new(y) for y in outputs])
+            outs = tuple([self._local(y) for y in outputs])
             self.instrs.append(('compute', type(node), consts, tuple(refs),
                                 ins, outs, run))
         return outputs
 
-    def program(self, gxs):
+    def program(self):
         """The program (False where the trace stopped)."""
-        if self.why is None:
-            try:
-                outs = tuple([-1 if g is None else self._reg(g) for g in gxs])
-            except _Untraceable as e:
-                self.fail(str(e))
-        self.keep = self.regs = None
+        self.base = self.at = None
         if self.why is not None:
             return False
         return _Program(self.instrs, self.n, self.box._values, self.grad_regs,
-                        outs)
+                        self.outs)
 
 
 def _constant(value):
@@ -1316,7 +1354,6 @@ class _Program:
     use, as the walk drops a gradient it has passed on."""
 
     def __init__(self, instrs, n, values, grad_regs, outs):
-        instrs = [ins for ins in instrs if ins[0] != 'outs']
         reads = [_reads(ins) for ins in instrs]
         used = set(r for rs in reads for r in rs)
         used.update(r for r in outs if r >= 0)
@@ -1324,7 +1361,7 @@ class _Program:
         self.reads = frozenset(r for r in used if r < size)
         # (whether it reads the replay's nodes: a lazy replay links them)
         self.needs_links = any(
-            ins[0] in ('bwd', 'zero') or ins[0] == 'compute' and any(
+            ins[0] in ('bwd', 'acc', 'zero') or ins[0] == 'compute' and any(
                 r < 0 for _, r in ins[3]) for ins in instrs)
         self.instrs = instrs
         self.n = n
@@ -1395,6 +1432,8 @@ def _reads(ins):
         return ins[1]
     if kind == 'bwd':
         return ins[3]
+    if kind == 'acc':
+        return ins[3] + tuple(r for r in ins[5] or () if r >= 0)
     return ()
 
 
@@ -1410,6 +1449,31 @@ def _backward_of(func, targets, gys):
     return gxs
 
 
+def _accumulate(func, targets, gys, pending):
+    """``func``'s input gradients at ``targets`` through its Variable
+    backward, as the walk computes them: ``pending`` (a list of arrays
+    nobody else is given, emptied here, or None) the gradients summed so
+    far for ``backward_accumulate``, donated where only it holds them."""
+    wrap = Variable._of_output
+    if pending is not None:
+        wrapped = []
+        for k in range(len(pending)):
+            g = pending[k]
+            pending[k] = None
+            wrapped.append(None if g is None else wrap(g, False))
+        g = None
+        pending = tuple(wrapped)
+        wrapped = None
+        func._donated_grad_inputs = _temporaries.donated(pending)
+    try:
+        gxs = func._call_backward(
+            targets, tuple([wrap(g, False) for g in gys]), pending)
+    finally:
+        func._donated_grad_inputs = None
+    pending = None
+    return [None if g is None else g.array for g in gxs]
+
+
 def _compile(instrs, reads, outs):
     """A program's instructions as one function ``code(regs, nodes)``."""
     last = {}
@@ -1418,6 +1482,7 @@ def _compile(instrs, reads, outs):
             last[r] = i
     keep = set(r for r in outs if r >= 0)
     names = {'new': object.__new__, '_sum': _sum, '_backward_of': _backward_of,
+             '_accumulate': _accumulate,
              'watch': _function_node._route_watch}
     lines = ['def code(regs, nodes):']
     for i, ins in enumerate(instrs):
@@ -1446,6 +1511,22 @@ def _compile(instrs, reads, outs):
             args = ''.join('regs[%d], ' % r for r in g_regs)
             lines.append('    o = _backward_of(nodes[%d], %r, (%s))' % (
                 step, targets, args))
+        elif kind == 'acc':
+            _, step, targets, g_regs, outputs, pending = ins
+            args = ''.join('regs[%d], ' % r for r in g_regs)
+            if pending is None:
+                lines.append('    p = None')
+            else:
+                # (handed over as the walk hands them: what only this
+                # instruction still reads is dropped first, see _accumulate)
+                lines.append('    p = [%s]' % ''.join(
+                    'None, ' if r < 0 else 'regs[%d], ' % r for r in pending))
+                for r in dict.fromkeys(pending):
+                    if r >= 0 and last[r] == i and r not in keep:
+                        lines.append('    regs[%d] = None' % r)
+            lines.append('    o = _accumulate(nodes[%d], %r, (%s), p)' % (
+                step, targets, args))
+            lines.append('    p = None')
         elif kind == 'sum':
             lines.append('    o = (_sum(regs[%d], regs[%d]),)' % ins[1])
             outputs = ins[2]
