@@ -217,6 +217,7 @@ def test_convnet_replay_equals_define_by_run(device, train):
         _train_both(plain, static, inputs, lambda y: F.sum(y * y), 5, optimizer=True)
     # two recorded calls, then replays: the chain's Python ran twice
     assert static.python_calls == 2 and plain.python_calls == 5
+    assert 'compute' in _kinds(_schedules(static)[0])
     assert list(static.schedule_manager.schedules.values()) == ['replayed']
 
 
@@ -293,8 +294,11 @@ def test_unrolled_lstm_replay_equals_define_by_run(device):
         return [rng.standard_normal((2, 3)).astype(numpy.float32) for _ in range(4)]
 
     _train_both(plain, static, inputs,
-                lambda out: F.sum(out[0] * out[0]) + F.sum(out[1]), 5, optimizer=True)
+                lambda out: F.sum(out[0] * out[0]) + F.sum(out[1]), 6, optimizer=True)
     assert static.python_calls == 2
+    # (the weights' gradients accumulated through backward_accumulate: one
+    # instruction each, the sums so far handed over as the walk does)
+    assert 'acc' in _kinds(_schedules(static)[0])
 
 
 def test_mixed_bf16_replay_equals_define_by_run():

@@ -11,10 +11,10 @@ from cpuframe.variable import Variable
 
 
 class ReLU(FunctionNode):
-
     # (its backward_arrays computes gradient nodes of constant settings:
     # @static_graph may replay those directly)
     _static_backward = True
+
     bf16_inputs = (0,)
     bf16_outputs = (0,)
 

@@ -5,6 +5,10 @@ from cpuframe.utils import type_check
 
 
 class BroadcastTo(FunctionNode):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     def __init__(self, shape):
         self._shape = tuple(shape)
 

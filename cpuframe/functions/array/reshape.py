@@ -25,6 +25,10 @@ def _resolve_shape(shape, size, where):
 
 
 class Reshape(FunctionNode):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     def __init__(self, shape):
         self.shape = tuple(shape)
 

@@ -8,6 +8,10 @@ from cpuframe.functions.math.basic_math import Mul, MulConstant, Neg, Sub
 class MeanSquaredError(FunctionNode):
     """``mean((x0 - x1) ** 2)`` over all elements."""
 
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     # (checked once per signature: FunctionNode._type_check_attrs)
     _type_check_attrs = ()
 

@@ -81,6 +81,10 @@ def _shown(node):
 
 
 class Neg(FunctionNode):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     @property
     def label(self):
         return '__neg__'
@@ -132,6 +136,10 @@ def absolute(x):
 
 
 class Add(FunctionNode):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     @property
     def label(self):
         return '_ + _'
@@ -180,6 +188,10 @@ class Add(FunctionNode):
 
 
 class AddConstant(FunctionNode):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     def __init__(self, value):
         self.value = value
 
@@ -222,6 +234,10 @@ class MultiAdd(FunctionNode):
     (nothing else refers to it); the sum is then accumulated into the first
     such array instead of a new one.
     """
+
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
 
     def __init__(self, donated=None):
         self.donated = donated
@@ -318,6 +334,10 @@ def add(*xs):
 
 
 class Sub(FunctionNode):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     @property
     def label(self):
         return '_ - _'
@@ -351,6 +371,10 @@ class Sub(FunctionNode):
 
 
 class SubFromConstant(FunctionNode):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     def __init__(self, value):
         self.value = value
 
@@ -369,6 +393,10 @@ class SubFromConstant(FunctionNode):
 
 
 class Mul(FunctionNode):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     @property
     def label(self):
         return '_ * _'
@@ -405,6 +433,10 @@ class Mul(FunctionNode):
 
 
 class MulConstant(FunctionNode):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     def __init__(self, value):
         self.value = value
 
@@ -424,6 +456,10 @@ class MulConstant(FunctionNode):
 
 
 class Div(FunctionNode):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     @property
     def label(self):
         return '_ / _'
@@ -789,6 +825,10 @@ def install_variable_arithmetics():
 
 class _DivByConstant(FunctionNode):
     """``x / 0`` keeps NumPy's inf/nan semantics instead of ``x * inf``."""
+
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
 
     def __init__(self, value):
         self.value = value

@@ -6,6 +6,10 @@ from cpuframe.functions.math.basic_math import Mul
 
 
 class Exp(UnaryUfunc):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     ufunc = 'exp'
     retain = 'y'
 

@@ -10,6 +10,10 @@ from cpuframe.utils import type_check
 
 
 class Sum(FunctionNode):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     def __init__(self, axis=None, keepdims=False):
         self.axis = axis
         self.keepdims = keepdims
