@@ -596,8 +596,17 @@ class _Schedule:
     def add_program(self, key, program):
         """Keep the traced program (or False) for ``key``."""
         programs = self.programs
-        if key not in programs and len(programs) < 2 * _TRACES:
+        if key not in programs:
             if program:
+                # The arguments and parameters it reads (arrays the nodes
+                # retain anyway): define-by-run's backward reads the array
+                # a Variable has then, so it runs only while that is still
+                # the forward's.
+                program.arg_checks = tuple(
+                    (k, v) for k, v in enumerate(self.args)
+                    if v in program.reads)
+                program.param_checks = tuple(
+                    (p, v) for v, p, *_ in self.params if v in program.reads)
                 self.program_reads = self.program_reads | program.reads
                 if not program.needs_links and self.boxed and \
                         not self.has_code and all(
@@ -845,15 +854,8 @@ class _Schedule:
         box = StaticScheduleFunction()
         box._schedule = self
         box._inner_nodes = inner
+        box._leaves = leaves      # (what a program checks: _Program.run)
         programs = self.programs
-        if programs:
-            # The Variables among the values the programs read (arrays the
-            # nodes retain anyway): define-by-run's backward reads their
-            # array then, a program runs only while it is still this one.
-            reads = self.program_reads
-            box._vars = [(x, values[v]) for v, x in zip(self.args, leaves)
-                         if v in reads and isinstance(x, Variable)] + \
-                [(p, values[v]) for v, p, *_ in self.params if v in reads]
         if len(programs) < _TRACES:
             box._values = values      # (for a trace: every value)
         elif programs:
@@ -921,7 +923,7 @@ class StaticScheduleFunction(FunctionNode):
     _schedule = None
     _inner_nodes = None
     _values = None
-    _vars = None
+    _leaves = ()
     _lazy = None            # (what a lazy replay keeps to link the graph)
     _linked_outputs = ()
 
@@ -947,10 +949,9 @@ class StaticScheduleFunction(FunctionNode):
             programs = schedule.programs
             program = programs.get(key)
             if program:
-                if self._vars is not None:
-                    gxs = program.run(self, grad_outputs)
-                    if gxs is not None:
-                        return gxs
+                gxs = program.run(self, grad_outputs)
+                if gxs is not None:
+                    return gxs
             elif program is None and len(programs) < _TRACES and \
                     type(self._values) is list and not schedule.has_code:
                 tracer = _BackwardTracer(self, grad_outputs)
@@ -1377,13 +1378,17 @@ class _Program:
     def run(self, box, grad_outputs):
         """The input gradients, or None where a Variable's array was
         replaced since the forward (the walk then reads the new one)."""
-        for x, a in box._vars:
-            if x._array is not a:
+        values = box._values
+        for k, v in self.arg_checks:
+            x = box._leaves[k]
+            if isinstance(x, Variable) and x._array is not values[v]:
+                return None
+        for p, v in self.param_checks:
+            if p._array is not values[v]:
                 return None
         if self.needs_links and box._lazy is not None:
             box._link()
         regs = [None] * self.n
-        values = box._values
         for r in self.reads:
             regs[r] = values[r]
         for r, k in self.grad_regs:
