@@ -934,6 +934,10 @@ def test_a_program_reads_what_define_by_run_would_read():
         model.l2.W.array = model.l2.W.array * 2
         F.sum(y * y).backward()
 
+    def replaced_x(model, y):
+        model.xv.array = model.xv.array * 2
+        F.sum(y * y).backward()
+
     def hooked(model, y):
         with Seen() as hook:   # registered after the (lazy) forward
             F.sum(y * y).backward()
@@ -954,7 +958,7 @@ def test_a_program_reads_what_define_by_run_would_read():
         model.gx = gx.array
         F.sum(gx * gx).backward()
 
-    for case in (replaced, hooked, debug, of_x, twice, replaced):
+    for case in (replaced, hooked, debug, of_x, twice, replaced_x, replaced):
         got = []
         for model in (plain, static):
             model.cleargrads()
