@@ -1342,10 +1342,15 @@ class _BackwardTracer:
 
 
 def _constant(value):
-    if isinstance(value, _CONST_TYPES):
+    """Whether a gradient node's setting is a constant a program may keep
+    (arrays are registers instead: an index array among a getitem's
+    slices makes that node one instruction)."""
+    if isinstance(value, _CONST_TYPES) or value is Ellipsis:
         return True
     if type(value) is tuple:
         return all(_constant(x) for x in value)
+    if type(value) is slice:
+        return _constant((value.start, value.stop, value.step))
     return False
 
 

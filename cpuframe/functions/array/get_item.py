@@ -38,6 +38,10 @@ def _is_advanced(slices):
 
 
 class GetItem(FunctionNode):
+    # (its backward_arrays computes gradient nodes of constant settings:
+    # @static_graph may replay those directly)
+    _static_backward = True
+
     def __init__(self, slices):
         self.slices = _normalize_slices(slices)
 
