@@ -1028,3 +1028,35 @@ def test_programs_compute_the_arithmetic_directly(device):
     # (the getitem by an index array: one instruction; the rest computed)
     kinds = [ins[0] for ins in program.instrs]
     assert kinds.count('bwd') == 1 and 'compute' in kinds and 'sum' in kinds
+
+
+class Indexed(MLP):
+    """An argument array used as an op's setting (getitem's index)."""
+
+    def forward(self, x, rows, cols):
+        self.python_calls += 1
+        return self.l2(F.relu(self.l1(x)))[rows, cols] * 2
+
+
+class StaticIndexed(Indexed):
+    @static_graph
+    def forward(self, x, rows, cols):
+        return super().forward(x, rows, cols)
+
+
+def test_an_argument_used_as_a_setting_is_this_calls():
+    plain, static = _pair(Indexed, StaticIndexed)
+    x = numpy.linspace(-1, 1, 12, dtype=numpy.float32).reshape(3, 4)
+    rows = numpy.arange(3)
+    # (the same index twice: recorded and verified; then others)
+    for cols in ([0, 1, 2], [0, 1, 2], [2, 0, 1], [1, 1, 1], [0, 2, 2]):
+        got = []
+        for model in (plain, static):
+            model.cleargrads()
+            y = model(x, rows, numpy.array(cols))
+            F.sum(y * y).backward()
+            got.append([y.array] + [p.grad for _, p in
+                                    sorted(model.namedparams())])
+        for a, b in zip(*got):
+            numpy.testing.assert_array_equal(a, b, err_msg=str(cols))
+    assert static.python_calls == 2

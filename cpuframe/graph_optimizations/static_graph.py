@@ -356,6 +356,7 @@ class _Recorder:
             # (what apply sets: left from an earlier apply of this node)
             for name in _APPLY_STATE:
                 pre.pop(name, None)
+            pre = self._bind(pre)
         sources = tuple([self._source(x) for x in inputs])
         # A replay runs each op under the call's configuration: an op run
         # under another one (using_config inside the method) is not
@@ -378,6 +379,26 @@ class _Recorder:
             'op', type(node), pre, sources, first, len(outputs),
             node._output_meta if backprop else None, declared, backprop))
         return outputs
+
+    def _bind(self, pre):
+        """``pre`` with each array that is a value of this call (an
+        argument, an op's output, a parameter) among the node's settings,
+        directly or in a tuple or list (a getitem's index array), replaced
+        by ``(_BOUND, value)``: a replay gives the node that call's array."""
+        out = None
+        for name, x in pre.items():
+            if _is_array(x):
+                v = self._data.get(id(x))
+                if v is not None:
+                    out = dict(pre) if out is None else out
+                    out[name] = (_BOUND, v)
+            elif type(x) is tuple or type(x) is list:
+                items = [(_BOUND, self._data[id(a)]) if _is_array(a) and
+                         id(a) in self._data else a for a in x]
+                if any(a is not b for a, b in zip(items, x)):
+                    out = dict(pre) if out is None else out
+                    out[name] = (type(x), tuple(items), _BOUND)
+        return pre if out is None else out
 
     def record_code(self, func, args, kwargs):
         template = self._template((args, kwargs))
@@ -507,6 +528,24 @@ def _same(a, b):
 _STALE = object()
 
 
+_BOUND = object()   # (marks a node setting bound to a value: Recorder._bind)
+
+
+def _bound(pre, names, values):
+    """A step's ``pre`` with the settings ``names`` given this replay's
+    values."""
+    pre = dict(pre)
+    for name in names:
+        x = pre[name]
+        if x[0] is _BOUND:
+            pre[name] = values[x[1]]
+        else:
+            kind, items, _ = x
+            pre[name] = kind(values[a[1]] if type(a) is tuple and a and
+                             a[0] is _BOUND else a for a in items)
+    return pre
+
+
 def _leaf(array, requires_grad, creator=None, rank=0):
     """A VariableNode with no Variable (``Variable._of_output``'s node)."""
     return _leaf_of(array.shape, array.dtype, requires_grad, creator, rank)
@@ -551,6 +590,17 @@ class _Schedule:
         # per step: whether the op's forward runs directly (see _direct;
         # None: not decided yet, at the first replay)
         self.direct = [None] * len(self.steps)
+        # per step: the settings bound to this call's values (Recorder._bind),
+        # filled in on each replay; such a step is routed, never direct
+        self.binds = {}
+        for i, step in enumerate(self.steps):
+            if step[0] == 'op':
+                bound = [name for name, x in step[2].items()
+                         if type(x) is tuple and x and
+                         (x[0] is _BOUND or x[-1] is _BOUND)]
+                if bound:
+                    self.binds[i] = tuple(bound)
+                    self.direct[i] = False
         # (side-effect code may hand the ops arrays of other types)
         self.has_code = any(step[0] != 'op' for step in self.steps)
         self.output = recorder.output
@@ -612,7 +662,7 @@ class _Schedule:
                         not self.has_code and all(
                             step[8] for step in self.steps) and \
                         self.recorder.config[1] is not mixed_bf16 and \
-                        None not in self.direct:
+                        None not in self.direct and not self.binds:
                     self.forward_code = _compile_forward(self.steps,
                                                          self.direct)
                     self.lazy = True
@@ -718,6 +768,7 @@ class _Schedule:
         # (lazy: the graph linked only when a backward needs it, see
         # _lazy_link; what linking reads of this call is kept per op)
         lazy = build and self.lazy
+        binds = self.binds
         held = [None] * len(self.steps) if lazy else None
         code = self.forward_code if lazy else None
         if code is not None:
@@ -740,6 +791,8 @@ class _Schedule:
                 _, cls, pre, vids, sources, first, n, meta, backprop = step
                 in_data = tuple([values[v] for v in vids])
                 node = new(cls)
+                if binds and i in binds:
+                    pre = _bound(pre, binds[i], values)
                 run = direct[i]
                 if run is None:
                     # (asked of the node in its recorded state)
