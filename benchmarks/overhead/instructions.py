@@ -73,6 +73,12 @@ if os.environ.get('INSTRUCTIONS_SAY'):   # (tests: the mode and array type)
     api = rows.ChainerAPI(
         cpuframe, '@numpy' if device in ('@auto', '@static') else device)
     print(cpuframe.config.use_ideep, type(api.array(numpy.zeros(1))).__name__)
+    if device == '@static':   # (what the decorated chains' schedules do)
+        import gc
+        from cpuframe.graph_optimizations.static_graph import ScheduleManager
+        print(*sorted({{state for o in gc.get_objects()
+                        if isinstance(o, ScheduleManager)
+                        for state in o.schedules.values()}}))
 '''
 
 

@@ -80,6 +80,20 @@ def test_the_child_script_runs_a_row(tmp_path):
                           '@numpy', '1'], env=env, capture_output=True,
                          text=True, timeout=300)
     assert bad.returncode != 0 and 'no_such_row' in bad.stderr
+    # '@static': the decorated model rows, replayed by the time they are
+    # counted (the warm-up calls record them)
+    static = subprocess.run([sys.executable, str(script), 'dqn_mlp',
+                             '@static', '2'],
+                            env=dict(env, INSTRUCTIONS_SAY='1'),
+                            capture_output=True, text=True, timeout=300)
+    assert static.returncode == 0, static.stderr
+    assert static.stdout.split() == ['auto', 'ndarray', 'replayed'], \
+        static.stdout
+    # (its rows are the model rows: an op row is not decorated)
+    op = subprocess.run([sys.executable, str(script), 'relu_4', '@static',
+                         '1'], env=env, capture_output=True, text=True,
+                        timeout=300)
+    assert op.returncode != 0 and 'relu_4' in op.stderr
 
 
 @pytest.mark.slow   # (two interpreters under Valgrind: 30-50 s)
