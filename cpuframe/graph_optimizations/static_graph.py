@@ -1104,22 +1104,13 @@ class StaticScheduleFunction(FunctionNode):
                     if t is not None:
                         t.fail('{}.backward_arrays declined'.format(
                             cls.__name__))
-                    gxs = func._call_backward(
-                        targets, tuple([wrap(g, False) for g in gys]), None)
-                    gxs = [None if g is None else g.array for g in gxs]
+                    gxs = _variable_backward(func, targets, gys)
             else:
                 if t is not None:
                     t.enter(func, targets, gys, g_regs,
                             None if pending is None else p_regs)
-                if pending is not None:
-                    func._donated_grad_inputs = _temporaries.donated(pending)
-                try:
-                    gxs = func._call_backward(
-                        targets, tuple([wrap(g, False) for g in gys]), pending)
-                finally:
-                    func._donated_grad_inputs = None
+                gxs = _variable_backward(func, targets, gys, pending)
                 pending = None
-                gxs = [None if g is None else g.array for g in gxs]
             if t is not None:
                 x_regs = t.leave(gxs)
             gys = None
@@ -1510,11 +1501,24 @@ def _backward_of(func, targets, gys):
     gxs = func.backward_arrays(targets, gys)
     if gxs is NotImplemented:
         # (as the walk: through Variables)
-        gxs = func._call_backward(
-            targets, tuple([Variable._of_output(g, False) for g in gys]),
-            None)
-        gxs = [None if g is None else g.array for g in gxs]
+        return _variable_backward(func, targets, gys)
     return gxs
+
+
+def _variable_backward(func, targets, gys, pending=None):
+    """``func``'s input gradients at ``targets`` (arrays) through its
+    Variable backward, as the engine runs it: ``pending``, the Variables of
+    the gradients summed so far for ``backward_accumulate`` (or None), is
+    donated where only it holds them."""
+    wrap = Variable._of_output
+    if pending is not None:
+        func._donated_grad_inputs = _temporaries.donated(pending)
+    try:
+        gxs = func._call_backward(
+            targets, tuple([wrap(g, False) for g in gys]), pending)
+    finally:
+        func._donated_grad_inputs = None
+    return [None if g is None else g.array for g in gxs]
 
 
 def _accumulate(func, targets, gys, pending):
@@ -1532,14 +1536,7 @@ def _accumulate(func, targets, gys, pending):
         g = None
         pending = tuple(wrapped)
         wrapped = None
-        func._donated_grad_inputs = _temporaries.donated(pending)
-    try:
-        gxs = func._call_backward(
-            targets, tuple([wrap(g, False) for g in gys]), pending)
-    finally:
-        func._donated_grad_inputs = None
-    pending = None
-    return [None if g is None else g.array for g in gxs]
+    return _variable_backward(func, targets, gys, pending)
 
 
 def _compile(instrs, reads, outs):
