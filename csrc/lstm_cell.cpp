@@ -34,17 +34,47 @@ using namespace rnn;
 memory::desc flat_md(i64 n) { return memory::desc({n}, f32, tag::a); }
 
 // dst = alg(src) over n floats (src and dst may be the same buffer).
+//
+// Each thread keeps its last few (alg, n) primitives with a source and a
+// destination memory pointed at each call's buffers: a step runs three of
+// them per pass with the same sizes, and at the sizes of a small model
+// (batch 1, 128 units: 512 floats) looking the primitive up by its key and
+// creating two memories cost ~15x the kernel itself. The primitives come
+// from the shared cache (so the cache's counts and bound still see them);
+// the memories are this thread's alone.
 void eltwise(algorithm alg, const float* src, float* dst, i64 n) {
     if (n == 0) return;
-    PrimitiveKey key("lstm_cell_eltwise");
-    key.algorithm(alg).shape({n});
-    const memory::desc md = flat_md(n);
-    dnnl::primitive p = PrimitiveCache::global().get_or_create(key, [&] {
-        return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
-            cpu_engine(), prop_kind::forward_inference, alg, md, md, 0.0f, 0.0f, op_attr()));
-    });
-    execute_here(p, {{DNNL_ARG_SRC, mem_at(md, const_cast<float*>(src))},
-                     {DNNL_ARG_DST, mem_at(md, dst)}});
+    struct Kept {
+        algorithm alg;
+        i64 n;
+        dnnl::primitive p;
+        memory src, dst;
+    };
+    constexpr std::size_t kKept = 8;
+    thread_local std::vector<Kept> kept;
+    Kept* k = nullptr;
+    for (Kept& e : kept) {
+        if (e.alg == alg && e.n == n) {
+            k = &e;
+            break;
+        }
+    }
+    if (k == nullptr) {
+        PrimitiveKey key("lstm_cell_eltwise");
+        key.algorithm(alg).shape({n});
+        const memory::desc md = flat_md(n);
+        dnnl::primitive p = PrimitiveCache::global().get_or_create(key, [&] {
+            return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
+                cpu_engine(), prop_kind::forward_inference, alg, md, md, 0.0f, 0.0f, op_attr()));
+        });
+        if (kept.size() == kKept) kept.erase(kept.begin());
+        kept.push_back(Kept{alg, n, std::move(p), memory(md, cpu_engine(), nullptr),
+                            memory(md, cpu_engine(), nullptr)});
+        k = &kept.back();
+    }
+    k->src.set_data_handle(const_cast<float*>(src));
+    k->dst.set_data_handle(dst);
+    execute_here(k->p, {{DNNL_ARG_SRC, k->src}, {DNNL_ARG_DST, k->dst}});
 }
 
 struct CellShapes {
@@ -83,6 +113,31 @@ struct CellActs {
     std::vector<float> sig, ta, c, tc;
 };
 
+// This thread's activations for one cell pass, kept between calls (four
+// allocations a step otherwise) unless they grew past kKeptCellActs bytes.
+constexpr std::size_t kKeptCellActs = std::size_t{1} << 20;
+
+class ThreadCellActs {
+public:
+    ThreadCellActs() : a_(mine()) {}
+    ~ThreadCellActs() {
+        const std::size_t bytes =
+            (a_.sig.capacity() + a_.ta.capacity() + a_.c.capacity() + a_.tc.capacity()) *
+            sizeof(float);
+        if (bytes > kKeptCellActs) a_ = CellActs();
+    }
+    ThreadCellActs(const ThreadCellActs&) = delete;
+    ThreadCellActs& operator=(const ThreadCellActs&) = delete;
+    CellActs& get() { return a_; }
+
+private:
+    static CellActs& mine() {
+        thread_local CellActs a;
+        return a;
+    }
+    CellActs& a_;
+};
+
 void cell_acts(const CellShapes& s, const float* x, const float* cp, CellActs& a) {
     const i64 M = s.N * s.S, rows = s.Bx, S = s.S;
     a.sig.resize(static_cast<std::size_t>(rows * 4 * M));
@@ -117,7 +172,8 @@ void cell_acts(const CellShapes& s, const float* x, const float* cp, CellActs& a
 // h = sig(o) * tanh(c) and the new state (rows beyond B' keep c_prev).
 void cell_forward(const CellShapes& s, const float* x, const float* cp, float* c, float* h) {
     const i64 M = s.N * s.S;
-    CellActs a;
+    ThreadCellActs kept;
+    CellActs& a = kept.get();
     cell_acts(s, x, cp, a);
     for (i64 b = 0; b < s.Bx; ++b) {
         const float* sr = a.sig.data() + b * 4 * M;
@@ -136,7 +192,8 @@ void cell_forward(const CellShapes& s, const float* x, const float* cp, float* c
 void cell_backward(const CellShapes& s, const float* x, const float* cp, const float* gc,
                    const float* gh, float* gcp, float* gx) {
     const i64 M = s.N * s.S, S = s.S;
-    CellActs a;
+    ThreadCellActs kept;
+    CellActs& a = kept.get();
     cell_acts(s, x, cp, a);
     for (i64 b = 0; b < s.Bx; ++b) {
         const float* sr = a.sig.data() + b * 4 * M;
@@ -258,6 +315,7 @@ StepShapes step_shapes(const char* fn, const TensorPtr& c, const TensorPtr& x,
 TensorPtr optional_plain(const char* fn, const char* arg, const py::object& obj) {
     if (obj.is_none()) return nullptr;
     TensorPtr t = as_tensor(fn, arg, obj);
+    if (t->plain_as(f32)) return t;
     return in_layout(t, plain_desc(to_dims(t->shape())));
 }
 

@@ -48,6 +48,7 @@ inline TensorPtr plain_input(const char* fn, const char* arg, const py::handle& 
         throw py::value_error(std::string(fn) + ": expected " + arg + " of shape " +
                               shape_str(shape) + ", got " + shape_str(t->shape()));
     }
+    if (t->plain_as(dt)) return t;
     return in_layout(t, plain_desc(to_dims(shape), dt));
 }
 

@@ -88,8 +88,14 @@ memory::dims dense_strides(const memory::dims& dims) {
 // -- construction -------------------------------------------------------------
 
 Tensor::Tensor(const memory::desc& md, Shape shape, void* data, std::shared_ptr<void> owner)
-    : shape_(std::move(shape)), md_(md), data_(data), owner_(std::move(owner)) {
+    : shape_(std::move(shape)), md_(md), data_(data), owner_(std::move(owner)) {}
+
+void Tensor::make_memory_object() const {
+    // (no Python inside: a plain lock, with or without the GIL)
+    std::lock_guard<std::mutex> lock(mem_mutex_);
+    if (mem_made_.load(std::memory_order_relaxed)) return;
     mem_ = memory(md_, cpu_engine(), data_);
+    mem_made_.store(true, std::memory_order_release);
 }
 
 TensorPtr Tensor::empty(const memory::desc& md, Shape shape) {
@@ -140,7 +146,7 @@ std::int64_t Tensor::size() const {
 
 memory Tensor::mem_as(const memory::desc& md) const {
     settle();
-    if (md == md_) return mem_;
+    if (md == md_) return memory_object();
     return memory(md, cpu_engine(), data_);
 }
 
@@ -180,7 +186,11 @@ void Tensor::reorder_inplace(const memory::desc& md) {
     plain_.store(-1, std::memory_order_release);
     data_ = t->data_;
     owner_ = t->owner_;
-    mem_ = t->mem_;
+    {
+        std::lock_guard<std::mutex> made(mem_mutex_);
+        mem_ = t->memory_object();
+        mem_made_.store(true, std::memory_order_release);
+    }
     allocated_ = true;
 }
 
@@ -246,7 +256,7 @@ void Tensor::copy_from(const Tensor& src) {
         copy_bytes(data_, src.data_, nbytes());
         return;
     }
-    reorder_memory(memory(view, cpu_engine(), src.data_), mem_);
+    reorder_memory(memory(view, cpu_engine(), src.data_), memory_object());
 }
 
 TensorPtr Tensor::as_data_type(memory::data_type dt) const {
@@ -266,7 +276,7 @@ py::array Tensor::to_numpy() const {
         copy_bytes(out.mutable_data(), data_, static_cast<std::size_t>(size()) * sizeof(float));
     } else {
         guard_dnnl("Tensor.to_numpy", [&] { return "tensor " + shape_str(shape_); }, [&] {
-            reorder_memory(mem_, memory(plain, cpu_engine(), out.mutable_data()));
+            reorder_memory(memory_object(), memory(plain, cpu_engine(), out.mutable_data()));
         });
     }
     return out;
@@ -633,7 +643,11 @@ TensorPtr as_tensor_any(const char* fn, const char* arg, const py::handle& obj) 
     }
     memory::desc md = guard_dnnl(fn, [&] { return std::string(arg) + " " + shape_str(shape); },
                                  [&] { return memory::desc(dims, memory::data_type::f32, strides); });
-    return Tensor::wrap(md, std::move(shape), const_cast<void*>(a.data()), hold_python(a));
+    const bool plain = strides == dense;
+    TensorPtr t = Tensor::wrap(md, std::move(shape), const_cast<void*>(a.data()), hold_python(a));
+    // (plain_desc(dims) is this very desc: is_plain() need not compare)
+    if (plain) t->plain_.store(1, std::memory_order_release);
+    return t;
 }
 
 TensorPtr in_layout(const TensorPtr& t, const memory::desc& want) {

@@ -72,7 +72,7 @@ public:
     // accessor of the buffer, it first computes deferred values (settle).
     const memory& mem() const {
         settle();
-        return mem_;
+        return memory_object();
     }
     // The same buffer described by md (a desc of equal size, e.g. a reshape).
     memory mem_as(const memory::desc& md) const;
@@ -110,6 +110,10 @@ public:
     std::size_t nbytes() const { return md_.get_size(); }
     // Plain dense row-major ("abcd"): the NumPy order of the desc's dims.
     bool is_plain() const;
+    // Whether this tensor is t's plain layout of its logical shape, the
+    // answer of in_layout(t, plain_desc(to_dims(shape()), dt)) == t, without
+    // making that desc (asked of every argument of the small-work routes).
+    bool plain_as(memory::data_type dt) const { return ndim() > 0 && dtype() == dt && is_plain(); }
     // Blocked layouts whose padded dims exceed the dims.
     bool has_padding() const;
     // Readable layout: "abcd", "acdb", "aBcd16b", "Acdb64a", ...
@@ -160,7 +164,18 @@ private:
     memory::desc md_;
     void* data_ = nullptr;
     std::shared_ptr<void> owner_;  // keeps the buffer alive (also for raw views)
-    memory mem_;
+    // The oneDNN memory over the buffer, made on first ask: creating one costs
+    // ~3K instructions, and most Tensors of the small-work path (a NumPy
+    // argument wrapped for one call, an output read through data()) are
+    // never handed to a primitive.
+    const memory& memory_object() const {
+        if (!mem_made_.load(std::memory_order_acquire)) make_memory_object();
+        return mem_;
+    }
+    void make_memory_object() const;
+    mutable memory mem_;
+    mutable std::atomic<bool> mem_made_{false};
+    mutable std::mutex mem_mutex_;  // guards making mem_
     bool allocated_ = false;  // the buffer came from empty() (the pool)
     std::atomic<std::uint64_t> version_{0};
     // is_plain(), computed on first ask (-1: not yet; a relayout resets it):
@@ -186,6 +201,7 @@ private:
     mutable std::atomic<bool> has_pending_{false};
     mutable std::shared_ptr<PendingValues> pending_;
 
+    friend TensorPtr as_tensor_any(const char* fn, const char* arg, const py::handle& obj);
     friend py::array raw_view(const TensorPtr& t);
     friend py::object plain_view(const TensorPtr& t);
     friend py::object plain_views(const py::tuple& arrays);

@@ -135,6 +135,21 @@ def _n_step(cls):
     return make
 
 
+def _lstm_link_steps(rng, v):
+    # L.LSTM's fused step (lstm_step_forward/backward): two steps, the second
+    # with the lateral weight, from a fresh state
+    with _init_lock:
+        numpy.random.seed(int(rng.integers(1 << 30)))
+        link = L.LSTM(6 + 2 * v, 8 + 4 * v)
+    xs = [normal(rng, 3, 6 + 2 * v) for _ in range(2)]
+
+    def fn(x0, x1):
+        link.reset_state()
+        link(x0)
+        return F.concat((link(x1), link.c), axis=1)
+    return fn, xs, link
+
+
 CASES = dict([
     ('convolution_2d', _conv), ('convolution_2d+relu', _conv_relu),
     ('deconvolution_2d', _deconv), ('depthwise_convolution_2d', _depthwise),
@@ -146,6 +161,7 @@ CASES = dict([
     ('sigmoid', _eltwise(F.sigmoid)), ('tanh', _eltwise(F.tanh)),
     ('concat', _concat), ('add', _add),
     ('softmax_cross_entropy', _softmax_xent), ('lstm', _lstm_cell),
+    ('lstm_link_steps', _lstm_link_steps),
     ('n_step_bilstm', _n_step(L.NStepBiLSTM)), ('n_step_gru', _n_step(L.NStepGRU)),
     ('n_step_rnn', _n_step(L.NStepRNNTanh)),
 ])

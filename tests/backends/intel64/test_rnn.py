@@ -369,6 +369,33 @@ def test_lstm_cell_parity(c_shape, x_rows, where, native_calls):
     assert_close(results[1], results[0])
 
 
+def _lstm_cell_results(c, x, gc, gh, mode):
+    with using_config('use_ideep', mode):
+        vc, vx = Variable(c), Variable(x)
+        cn, h = F.lstm(vc, vx)
+        gxs = cpuframe.grad([cn, h], [vc, vx], [Variable(gc), Variable(gh)])
+    return [numpy.asarray(a) for a in (cn.array, h.array, gxs[0].array, gxs[1].array)]
+
+
+def test_lstm_cell_kept_kernels_over_many_sizes(native_calls):
+    # Each thread keeps the last 8 (activation, size) kernels of the cell
+    # with memories pointed at each call's buffers: 10 sizes in turn, twice
+    # (every call of the second round re-makes an evicted one), then a batch
+    # whose activations (> 1 MiB) are not kept, then a small one again. Each
+    # call equals the NumPy path's.
+    rng = numpy.random.default_rng(5)
+    sizes = [(1, n) for n in range(1, 11)] * 2 + [(700, 128), (2, 3)]
+    for rows, units in sizes:
+        c = rng.standard_normal((rows, units)).astype(numpy.float32)
+        x = (rng.standard_normal((rows, 4 * units)) * 2).astype(numpy.float32)
+        gc = rng.standard_normal((rows, units)).astype(numpy.float32)
+        gh = rng.standard_normal((rows, units)).astype(numpy.float32)
+        want = _lstm_cell_results(c, x, gc, gh, 'never')
+        assert_close(_lstm_cell_results(c, x, gc, gh, 'always'), want)
+    assert native_calls['lstm_cell_forward'] >= len(sizes)
+    assert native_calls['lstm_cell_backward'] == len(sizes)
+
+
 def test_lstm_cell_double_backprop_still_works():
     rng = numpy.random.default_rng(4)
     c = rng.standard_normal((3, 2)).astype(numpy.float32)
