@@ -6,7 +6,7 @@ from cpuframe.backends import intel64
 from cpuframe.configuration import config, using_config
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
-from cpuframe.variable import as_variable
+from cpuframe.variable import Variable, as_variable
 
 
 def _sigmoid(xp, z):
@@ -382,6 +382,10 @@ class LSTMStep(FunctionNode):
                     acc = None
             accs.append(acc)
         if not done:
+            if not config.enable_backprop and not self.mixed and \
+                    _all_ndarrays(grad_outputs) and _all_ndarrays(grad_inputs):
+                return self._accumulate_arrays(indexes, grad_outputs,
+                                               grad_inputs)
             return super().backward_accumulate(indexes, grad_outputs,
                                                grad_inputs)
         inputs = self.get_retained_inputs()
@@ -395,6 +399,32 @@ class LSTMStep(FunctionNode):
             else:
                 ret.append(gx + g_in)
         return tuple(ret)
+
+
+    def _accumulate_arrays(self, indexes, grad_outputs, grad_inputs):
+        # The default's sums (``gx + g_in``, NumPy's add: the same values)
+        # without a gradient node and two Add nodes on Variables: a
+        # first-order backward on NumPy arrays, where no sum so far can be
+        # added into in place (a step's weight gradient is a view of the
+        # kernel's buffer) - every step of an unrolled L.LSTM but the last.
+        gxs = self.backward_arrays(indexes,
+                                   tuple([g.array for g in grad_outputs]))
+        ret = []
+        for gx, g_in in zip(gxs, grad_inputs):
+            if g_in is None:
+                ret.append(None if gx is None else Variable._of_output(gx, False))
+            elif gx is None:
+                ret.append(g_in)
+            else:
+                ret.append(Variable._of_output(gx + g_in.array, False))
+        return tuple(ret)
+
+
+def _all_ndarrays(variables):
+    for v in variables:
+        if v is not None and type(v.array) is not numpy.ndarray:
+            return False
+    return True
 
 
 class LSTMStepGrad(FunctionNode):

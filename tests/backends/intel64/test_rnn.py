@@ -438,6 +438,50 @@ def test_lstm_link_fused_steps_with_shrinking_batch(where, native_calls):
     assert_close(results[1], results[0])
 
 
+def test_lstm_link_steps_sum_weight_gradients_on_arrays(monkeypatch):
+    # On NumPy arrays every step but the last finds its weights' gradients
+    # summed so far and cannot add into them in place (views of the
+    # kernel's buffers): it sums on the arrays, without a gradient node
+    # and Add nodes on Variables - the same values bit for bit as those
+    # Variable sums, for the inputs (x given a gradient) and every weight.
+    from cpuframe.functions.rnn import lstm as lstm_module
+    rng = numpy.random.default_rng(8)
+    xs = [rng.standard_normal((2, 3)).astype(numpy.float32) for _ in range(4)]
+
+    def run():
+        numpy.random.seed(3)
+        model = L.LSTM(3, 5)
+        vs = [Variable(x) for x in xs]
+        with using_config('use_ideep', 'auto'):
+            loss = sum(F.sum(model(v) * model.c) for v in vs)
+            loss.backward()
+        return [v.grad for v in vs] + [
+            p.grad for _, p in sorted(model.namedparams())]
+
+    applied = []
+    real_apply = lstm_module.LSTMStepGrad.apply
+    monkeypatch.setattr(lstm_module.LSTMStepGrad, 'apply',
+                        lambda self, inputs: applied.append(1) or
+                        real_apply(self, inputs))
+    fast = run()
+    assert applied == []  # every step's backward ran on arrays
+    monkeypatch.setattr(lstm_module, '_all_ndarrays', lambda vs: False)
+    slow = run()
+    # the default's Variable backward at every step (the loss reads each
+    # step's c, so even the last step finds a sum so far: its c_prev's)
+    assert len(applied) == 4
+    for f, s in zip(fast, slow):
+        assert type(f) is numpy.ndarray
+        numpy.testing.assert_array_equal(f, s)
+    with using_config('use_ideep', 'never'):
+        numpy.random.seed(3)
+        ref = L.LSTM(3, 5)
+        vs = [Variable(x) for x in xs]
+        sum(F.sum(ref(v) * ref.c) for v in vs).backward()
+        want = [v.grad for v in vs] + [p.grad for _, p in sorted(ref.namedparams())]
+    assert_close(fast, want)
+
+
 def _lstm_link_run(mode, device, steps, scale=1.0, poison=None):
     """Outputs and gradients of L.LSTM(3, 4) over ``steps`` (rows per step,
     the first call without h), the loss using h and the last c."""
