@@ -33,6 +33,17 @@ using namespace rnn;
 
 memory::desc flat_md(i64 n) { return memory::desc({n}, f32, tag::a); }
 
+// The cached eltwise primitive alg over n floats.
+dnnl::primitive eltwise_primitive(PrimitiveCache& cache, algorithm alg, i64 n) {
+    PrimitiveKey key("lstm_cell_eltwise");
+    key.algorithm(alg).shape({n});
+    return cache.get_or_create(key, [&] {
+        const memory::desc md = flat_md(n);
+        return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
+            cpu_engine(), prop_kind::forward_inference, alg, md, md, 0.0f, 0.0f, op_attr()));
+    });
+}
+
 // dst = alg(src) over n floats (src and dst may be the same buffer).
 //
 // Each thread keeps its last few (alg, n) primitives with a source and a
@@ -40,8 +51,9 @@ memory::desc flat_md(i64 n) { return memory::desc({n}, f32, tag::a); }
 // them per pass with the same sizes, and at the sizes of a small model
 // (batch 1, 128 units: 512 floats) looking the primitive up by its key and
 // creating two memories cost ~15x the kernel itself. The primitives come
-// from the shared cache (so the cache's counts and bound still see them);
-// the memories are this thread's alone.
+// from the shared cache, and are let go when it is cleared or resized
+// (none is kept while it is disabled); the memories are this thread's
+// alone.
 void eltwise(algorithm alg, const float* src, float* dst, i64 n) {
     if (n == 0) return;
     struct Kept {
@@ -52,6 +64,20 @@ void eltwise(algorithm alg, const float* src, float* dst, i64 n) {
     };
     constexpr std::size_t kKept = 8;
     thread_local std::vector<Kept> kept;
+    thread_local std::uint64_t kept_generation = 0;
+    PrimitiveCache& cache = PrimitiveCache::global();
+    const std::uint64_t generation = cache.generation();
+    if (generation != kept_generation) {
+        kept.clear();
+        kept_generation = generation;
+    }
+    if (!cache.caching()) {
+        const memory::desc md = flat_md(n);
+        execute_here(eltwise_primitive(cache, alg, n),
+                     {{DNNL_ARG_SRC, mem_at(md, const_cast<float*>(src))},
+                      {DNNL_ARG_DST, mem_at(md, dst)}});
+        return;
+    }
     Kept* k = nullptr;
     for (Kept& e : kept) {
         if (e.alg == alg && e.n == n) {
@@ -60,16 +86,10 @@ void eltwise(algorithm alg, const float* src, float* dst, i64 n) {
         }
     }
     if (k == nullptr) {
-        PrimitiveKey key("lstm_cell_eltwise");
-        key.algorithm(alg).shape({n});
         const memory::desc md = flat_md(n);
-        dnnl::primitive p = PrimitiveCache::global().get_or_create(key, [&] {
-            return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
-                cpu_engine(), prop_kind::forward_inference, alg, md, md, 0.0f, 0.0f, op_attr()));
-        });
         if (kept.size() == kKept) kept.erase(kept.begin());
-        kept.push_back(Kept{alg, n, std::move(p), memory(md, cpu_engine(), nullptr),
-                            memory(md, cpu_engine(), nullptr)});
+        kept.push_back(Kept{alg, n, eltwise_primitive(cache, alg, n),
+                            memory(md, cpu_engine(), nullptr), memory(md, cpu_engine(), nullptr)});
         k = &kept.back();
     }
     k->src.set_data_handle(const_cast<float*>(src));

@@ -100,12 +100,15 @@ void PrimitiveCache::clear() {
     std::lock_guard<std::mutex> lock(mutex_);
     index_.clear();
     entries_.clear();
+    generation_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void PrimitiveCache::set_capacity(std::size_t capacity) {
     std::lock_guard<std::mutex> lock(mutex_);
     capacity_ = capacity;
     evict_down_to(capacity_);
+    caching_.store(capacity_ > 0, std::memory_order_release);
+    generation_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 PrimitiveCacheStats PrimitiveCache::stats() const {

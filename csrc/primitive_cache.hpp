@@ -5,6 +5,7 @@
 // everything the primitive depends on and creates the primitive only on a miss.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <list>
@@ -62,7 +63,8 @@ public:
     // costs little memory. CPUFRAME_PRIMITIVE_CACHE_CAPACITY overrides it.
     static constexpr std::size_t default_capacity = 4096;
 
-    explicit PrimitiveCache(std::size_t capacity = default_capacity) : capacity_(capacity) {}
+    explicit PrimitiveCache(std::size_t capacity = default_capacity)
+        : capacity_(capacity), caching_(capacity > 0) {}
 
     // The cache shared by every op in the module.
     static PrimitiveCache& global();
@@ -94,6 +96,11 @@ public:
     void clear();
     // Capacity 0 disables caching; shrinking evicts least recently used entries.
     void set_capacity(std::size_t capacity);
+    // Counts clear() and set_capacity() calls: a kernel that keeps a few
+    // primitives of its own per thread (lstm_cell.cpp's eltwise) lets them
+    // go when it changes, and keeps none while caching() is off.
+    std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+    bool caching() const { return caching_.load(std::memory_order_acquire); }
     PrimitiveCacheStats stats() const;
 
 private:
@@ -110,6 +117,8 @@ private:
     std::size_t creations_ = 0;
     std::size_t hits_ = 0;
     std::size_t evictions_ = 0;
+    std::atomic<std::uint64_t> generation_{0};
+    std::atomic<bool> caching_{true};  // capacity_ > 0
 };
 
 }  // namespace cpuframe

@@ -182,15 +182,16 @@ void Tensor::reorder_inplace(const memory::desc& md) {
     touch();
     settle();
     TensorPtr t = reordered(md);
+    memory relaid = t->memory_object();
+    // (one section with make_memory_object: a memory made meanwhile pairs
+    // either the old desc and buffer or the new ones, never one of each)
+    std::lock_guard<std::mutex> made(mem_mutex_);
     md_ = t->md_;
     plain_.store(-1, std::memory_order_release);
     data_ = t->data_;
     owner_ = t->owner_;
-    {
-        std::lock_guard<std::mutex> made(mem_mutex_);
-        mem_ = t->memory_object();
-        mem_made_.store(true, std::memory_order_release);
-    }
+    mem_ = std::move(relaid);
+    mem_made_.store(true, std::memory_order_release);
     allocated_ = true;
 }
 

@@ -176,6 +176,11 @@ def run_case(make, seed, variant, where, mode='always', edit=None):
     fn, arrays, link = make(rng, variant)
     if edit is not None:
         edit(arrays)
+    if link is not None:
+        # (a new parameter's gradient is NaN-filled, as Chainer's: the
+        # backward would add into it and every weight gradient compare as
+        # NaN)
+        link.cleargrads()
     with using_config('use_ideep', mode):
         if link is not None and where == 'device':
             link.to_intel64()

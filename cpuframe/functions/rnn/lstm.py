@@ -1,7 +1,7 @@
 """The LSTM cell as an activation function (Chainer's ``F.lstm``)."""
 import numpy
 
-from cpuframe import _bf16, backend, utils
+from cpuframe import _bf16, backend, function_hook, utils
 from cpuframe.backends import intel64
 from cpuframe.configuration import config, using_config
 from cpuframe.function_node import FunctionNode
@@ -382,8 +382,11 @@ class LSTMStep(FunctionNode):
                     acc = None
             accs.append(acc)
         if not done:
-            if not config.enable_backprop and not self.mixed and \
-                    _all_ndarrays(grad_outputs) and _all_ndarrays(grad_inputs):
+            if not (config.enable_backprop or config.debug or self.mixed or
+                    function_hook.get_function_hooks()) and \
+                    _all_ndarrays(grad_outputs) and \
+                    _all_ndarrays(grad_inputs) and \
+                    _all_ndarrays(self._retained_input_arrays(), False):
                 return self._accumulate_arrays(indexes, grad_outputs,
                                                grad_inputs)
             return super().backward_accumulate(indexes, grad_outputs,
@@ -407,6 +410,8 @@ class LSTMStep(FunctionNode):
         # first-order backward on NumPy arrays, where no sum so far can be
         # added into in place (a step's weight gradient is a view of the
         # kernel's buffer) - every step of an unrolled L.LSTM but the last.
+        # (Not with function hooks, which would see those nodes, nor in
+        # debug mode, which checks their outputs for NaN.)
         gxs = self.backward_arrays(indexes,
                                    tuple([g.array for g in grad_outputs]))
         ret = []
@@ -420,9 +425,12 @@ class LSTMStep(FunctionNode):
         return tuple(ret)
 
 
-def _all_ndarrays(variables):
-    for v in variables:
-        if v is not None and type(v.array) is not numpy.ndarray:
+def _all_ndarrays(items, variables=True):
+    # Whether every Variable (or array) of ``items`` but None holds a NumPy
+    # array.
+    for v in items:
+        if v is not None and type(v.array if variables else v) is not \
+                numpy.ndarray:
             return False
     return True
 

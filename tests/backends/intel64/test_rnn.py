@@ -396,6 +396,36 @@ def test_lstm_cell_kept_kernels_over_many_sizes(native_calls):
     assert native_calls['lstm_cell_backward'] == len(sizes)
 
 
+def test_lstm_cell_kept_kernels_follow_the_primitive_cache(native_calls):
+    # The kept kernels come from the shared cache: cleared, the next call
+    # asks it again (a creation); disabled (capacity 0), every call does;
+    # the results are the NumPy path's throughout.
+    d = intel64.native()
+    rng = numpy.random.default_rng(7)
+    c = rng.standard_normal((2, 3)).astype(numpy.float32)
+    x = (rng.standard_normal((2, 12)) * 2).astype(numpy.float32)
+    gc = rng.standard_normal((2, 3)).astype(numpy.float32)
+    gh = rng.standard_normal((2, 3)).astype(numpy.float32)
+    want = _lstm_cell_results(c, x, gc, gh, 'never')
+    capacity = d.primitive_cache_stats()['capacity']
+    try:
+        assert_close(_lstm_cell_results(c, x, gc, gh, 'always'), want)
+        before = d.primitive_cache_stats()['creations']
+        assert_close(_lstm_cell_results(c, x, gc, gh, 'always'), want)
+        assert d.primitive_cache_stats()['creations'] == before  # kept
+        d.clear_primitive_cache()
+        before = d.primitive_cache_stats()['creations']
+        assert_close(_lstm_cell_results(c, x, gc, gh, 'always'), want)
+        assert d.primitive_cache_stats()['creations'] > before  # let go
+        d.set_primitive_cache_capacity(0)
+        for _ in range(2):
+            before = d.primitive_cache_stats()['creations']
+            assert_close(_lstm_cell_results(c, x, gc, gh, 'always'), want)
+            assert d.primitive_cache_stats()['creations'] > before  # none kept
+    finally:
+        d.set_primitive_cache_capacity(capacity)
+
+
 def test_lstm_cell_double_backprop_still_works():
     rng = numpy.random.default_rng(4)
     c = rng.standard_normal((3, 2)).astype(numpy.float32)
@@ -448,11 +478,12 @@ def test_lstm_link_steps_sum_weight_gradients_on_arrays(monkeypatch):
     rng = numpy.random.default_rng(8)
     xs = [rng.standard_normal((2, 3)).astype(numpy.float32) for _ in range(4)]
 
-    def run():
+    def run(debug=False):
         numpy.random.seed(3)
         model = L.LSTM(3, 5)
+        model.cleargrads()  # (a new parameter's gradient is NaN-filled)
         vs = [Variable(x) for x in xs]
-        with using_config('use_ideep', 'auto'):
+        with using_config('use_ideep', 'auto'), using_config('debug', debug):
             loss = sum(F.sum(model(v) * model.c) for v in vs)
             loss.backward()
         return [v.grad for v in vs] + [
@@ -465,17 +496,43 @@ def test_lstm_link_steps_sum_weight_gradients_on_arrays(monkeypatch):
                         real_apply(self, inputs))
     fast = run()
     assert applied == []  # every step's backward ran on arrays
-    monkeypatch.setattr(lstm_module, '_all_ndarrays', lambda vs: False)
+    monkeypatch.setattr(lstm_module, '_all_ndarrays', lambda *args: False)
     slow = run()
     # the default's Variable backward at every step (the loss reads each
     # step's c, so even the last step finds a sum so far: its c_prev's)
     assert len(applied) == 4
     for f, s in zip(fast, slow):
-        assert type(f) is numpy.ndarray
+        assert type(f) is numpy.ndarray and numpy.isfinite(f).all()
         numpy.testing.assert_array_equal(f, s)
+    monkeypatch.undo()
+    monkeypatch.setattr(lstm_module.LSTMStepGrad, 'apply',
+                        lambda self, inputs: applied.append(1) or
+                        real_apply(self, inputs))
+
+    # A function hook sees the gradient nodes and the sums, and debug mode
+    # checks them: both keep the Variable backward.
+    class Seen(cpuframe.FunctionHook):
+        name = 'seen'
+
+        def __init__(self):
+            self.labels = []
+
+        def backward_preprocess(self, function, in_data, out_grad):
+            self.labels.append(function.label)
+
+    del applied[:]
+    with Seen() as hook:
+        hooked = run()
+    assert len(applied) == 4 and hook.labels.count('_ + _') >= 3
+    debugged = run(debug=True)
+    assert len(applied) == 8
+    for f, h, d in zip(fast, hooked, debugged):
+        numpy.testing.assert_array_equal(h, f)
+        numpy.testing.assert_array_equal(d, f)
     with using_config('use_ideep', 'never'):
         numpy.random.seed(3)
         ref = L.LSTM(3, 5)
+        ref.cleargrads()
         vs = [Variable(x) for x in xs]
         sum(F.sum(ref(v) * ref.c) for v in vs).backward()
         want = [v.grad for v in vs] + [p.grad for _, p in sorted(ref.namedparams())]
