@@ -558,6 +558,12 @@ class FunctionNode:
     #: none of it read from values (graph_optimizations.static_graph)
     _static_backward = False
 
+    #: ``@static_graph``: a node this class's state refers to (a gradient
+    #: node's forward node) is read only for what its forward set, never
+    #: for its graph (inputs, outputs, retained arrays): a program may run
+    #: this class on a replay whose graph is not linked
+    _static_reads_node_state = False
+
     _route_choice = None
     #: (inputs, their NumPy views): what ``_wants_route_on_device`` read
     #: when it declined the route asked through ``_choose_on_device`` (the
@@ -869,6 +875,20 @@ class FunctionNode:
     def _overrides_backward_accumulate(self):
         return type(self).backward_accumulate is not \
             FunctionNode.backward_accumulate
+
+    def _accumulates_into(self, sums):
+        """Whether ``backward_accumulate``, given ``sums`` (per target input
+        the array of the gradient summed so far, or None), would do more
+        than add this node's gradients to them (add into one in place).
+
+        Asked by the backward engine where nothing records the backward:
+        where it says no, the engine computes this node's gradients as any
+        other node's (``backward_arrays``) and adds them to the sums itself,
+        the same values without the Variable backward. cpuframe's own
+        classes that accumulate in place say when they would; any other
+        class overriding ``backward_accumulate`` is always given the sums.
+        """
+        return True
 
     def _call_backward(self, targets, grad_outputs, grad_inputs=None,
                        arrays=False):

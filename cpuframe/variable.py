@@ -1048,18 +1048,28 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                     gs = grads.pop(inputs[i], None)
                     if gs:
                         given = True
-                        g = sum_(gs, enable_double_backprop)
+                        grad_inputs.append(sum_(gs, enable_double_backprop))
                         gs = None
-                        grad_inputs.append(_of_output(g, False) if arrays
-                                           else g)
-                        g = None
                     else:
                         grad_inputs.append(None)
-                grad_inputs = tuple(grad_inputs)
+                if given and on_arrays and \
+                        not func._accumulates_into(grad_inputs):
+                    # (it would only add to them: summed here as for any
+                    # node, after its backward_arrays)
+                    for k, i in enumerate(targets):
+                        if grad_inputs[k] is not None:
+                            grads[inputs[i]] = [grad_inputs[k]]
+                    given = False
                 if given:
                     on_arrays = False
-                elif on_arrays:
-                    grad_inputs = None
+                    if arrays:
+                        for k in range(len(grad_inputs)):
+                            g = grad_inputs[k]
+                            grad_inputs[k] = None
+                            if g is not None:
+                                grad_inputs[k] = _of_output(g, False)
+                            g = None
+                grad_inputs = None if on_arrays else tuple(grad_inputs)
             if arrays and not on_arrays:
                 # (a node running ``backward`` takes Variables: the arrays
                 # are held by them alone from here on)

@@ -232,6 +232,71 @@ def test_lstm_link_steps_and_shared_weights(device):
     _assert_bitwise(run(True), run(False))
 
 
+@pytest.mark.parametrize('special', [False, True])
+@pytest.mark.parametrize('device', DEVICES)
+def test_a_layer_used_at_every_step_sums_on_arrays(device, special,
+                                                   monkeypatch):
+    # A Linear and an L.LSTM called at every step: from the second use on,
+    # their weights' gradients have sums so far. On NumPy arrays neither
+    # adds into them in place (FunctionNode._accumulates_into says no), so
+    # the engine runs their array backward and adds the sums itself - the
+    # values of backward_accumulate's Variable sums, bit for bit, with no
+    # Variable backward run; on the device the sums are handed over and
+    # accumulated in place, as before. NaN, infinities and huge values
+    # reach the weights' gradients with ``special``.
+    from cpuframe.functions.connection.linear import LinearFunction
+    from cpuframe.functions.rnn.lstm import LSTMStep
+    device = cpuframe.get_device(device)
+    xs = [_arr(2, 6, seed=s, special=special and s == 2) for s in (1, 2, 3, 4)]
+    ran = []
+    real_backward = LinearFunction.backward
+    monkeypatch.setattr(LinearFunction, 'backward', lambda self, *args: (
+        ran.append(1), real_backward(self, *args))[1])
+
+    def run():
+        numpy.random.seed(0)
+        layer, lstm = L.Linear(6, 6), L.LSTM(6, 5)
+        layer.to_device(device)
+        lstm.to_device(device)
+        loss = 0
+        for x in xs:
+            h = F.tanh(layer(device.send(x)))
+            loss = loss + F.sum(lstm(layer(h)) * 1.5)
+        layer.cleargrads()
+        lstm.cleargrads()
+        loss.backward()
+        return [_to_numpy(p.grad) for p in
+                list(layer.params()) + list(lstm.params())]
+
+    with using_config('use_ideep', 'auto'):
+        fast = run()
+        on_arrays = not ran
+        del ran[:]
+        monkeypatch.setattr(LinearFunction, '_accumulates_into',
+                            lambda self, sums: True)
+        monkeypatch.setattr(LSTMStep, '_accumulates_into',
+                            lambda self, sums: True)
+        handed = run()
+        assert ran  # (the default backward_accumulate: Variable backward)
+        variable.backward_arrays_enabled[0] = False
+        try:
+            walked = run()
+        finally:
+            variable.backward_arrays_enabled[0] = True
+    # (on the device too where 'auto' runs the layers on the plain buffers)
+    assert on_arrays or device.name != '@numpy'
+    assert numpy.isnan(fast[0]).any() == special
+    if not special:
+        _assert_bitwise(fast, handed)
+        _assert_bitwise(fast, walked)
+    # (with NaN on both sides of a sum the result's NaN is the first
+    # operand's on x86: the engine adds the sum so far first, as for any
+    # node's gradients, backward_accumulate's default its own first - a
+    # NaN's sign bit may differ, every other bit is the same)
+    _same_arrays(fast, handed)
+    _same_arrays(fast, walked)
+
+
 def test_backward_arrays_runs_and_backward_does_not():
     calls = []
     orig = ReLU.backward_arrays

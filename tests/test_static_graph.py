@@ -3,6 +3,7 @@ decorated chain define-by-run and give the same values and gradients as the
 undecorated chain, across iterations, in training and test mode."""
 import numpy
 import pytest
+from testhelpers.hooks import SeenLabels
 from testhelpers.threads import run_in_threads
 
 import cpuframe
@@ -296,9 +297,72 @@ def test_unrolled_lstm_replay_equals_define_by_run(device):
     _train_both(plain, static, inputs,
                 lambda out: F.sum(out[0] * out[0]) + F.sum(out[1]), 6, optimizer=True)
     assert static.python_calls == 2
-    # (the weights' gradients accumulated through backward_accumulate: one
-    # instruction each, the sums so far handed over as the walk does)
-    assert 'acc' in _kinds(_schedules(static)[0])
+    # The weights' gradients: on the device accumulated through
+    # backward_accumulate (one instruction each, the sums so far handed
+    # over as the walk does); on NumPy arrays, where the nodes would only
+    # add to them, summed as any node's gradients.
+    programs = [p for p in _schedules(static)[0].programs.values() if p]
+    handed = [ins for p in programs for ins in p.instrs
+              if ins[0] == 'acc' and ins[5] is not None]
+    assert bool(handed) == (device == 'intel64')
+    assert 'sum' in _kinds(_schedules(static)[0])
+
+
+class LSTMSteps(cpuframe.Chain):
+    """Three steps of one L.LSTM (its fused step under 'auto')."""
+
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.lstm = L.LSTM(4, 6)
+        self.python_calls = 0
+
+    def forward(self, xs):
+        self.python_calls += 1
+        self.lstm.reset_state()
+        for x in xs[:-1]:
+            self.lstm(x)
+        return self.lstm(xs[-1])
+
+
+class StaticLSTMSteps(LSTMSteps):
+    @static_graph
+    def forward(self, xs):
+        return super().forward(xs)
+
+
+def test_fused_lstm_steps_replay_without_linking(monkeypatch):
+    # L.LSTM's fused step on NumPy arrays: its backward is one gradient
+    # computation (LSTMStepGrad, which reads of its forward node only what
+    # the forward kept), the weights' sums are sums, the missing gradient
+    # of the last c a zero of the recorded shape: the program reads no
+    # node, so replays do not link the graph - bit for bit define-by-run,
+    # NaN, infinities and huge values included.
+    from cpuframe.functions.rnn import lstm as lstm_module
+    steps = []
+    real = lstm_module.LSTMStep.forward_intel64
+    monkeypatch.setattr(lstm_module.LSTMStep, 'forward_intel64',
+                        lambda self, inputs: steps.append(1) or real(self, inputs))
+    plain, static = _pair(LSTMSteps, StaticLSTMSteps)
+    rng = numpy.random.default_rng(5)
+
+    def inputs(it):
+        xs = [rng.standard_normal((3, 4)).astype(numpy.float32) for _ in range(3)]
+        if it == 6:
+            xs[1][0, :3] = [numpy.nan, numpy.inf, -numpy.inf]
+            xs[2][1, 0] = 3e38
+        return xs
+
+    def loss(h):
+        return F.sum(h * h)
+
+    with numpy.errstate(all='ignore'), cpuframe.using_config('use_ideep', 'auto'):
+        _train_both(plain, static, lambda it: inputs(it), loss, 8,
+                    optimizer=True)
+    assert static.python_calls == 2 and len(steps) == 2 * 3 * 8
+    schedule, = _schedules(static)
+    assert schedule.lazy
+    assert _kinds(schedule) == {'compute', 'sum', 'zero'}
 
 
 def test_mixed_bf16_replay_equals_define_by_run():
@@ -587,18 +651,9 @@ def test_backward_with_hooks_lazy_sums_and_leaf_listeners(device):
 
     expect = _grads_of(plain, lambda m: loss(m).backward())
 
-    class Seen(function_hook.FunctionHook):
-        name = 'Seen'
-
-        def __init__(self):
-            self.labels = []
-
-        def backward_preprocess(self, function, in_data, out_grad):
-            self.labels.append(function.label)
-
     def with_hook(model):
         y = loss(model)          # replayed: no hook during forward
-        with Seen() as hook:
+        with SeenLabels() as hook:
             y.backward()
         assert 'LSTM' in ''.join(hook.labels) or 'Linear' in ''.join(hook.labels)
     def lazy(model):
@@ -919,15 +974,6 @@ def test_a_program_reads_what_define_by_run_would_read():
     schedule, = _schedules(static)
     assert schedule.lazy and _kinds(schedule) == {'compute'}
 
-    class Seen(function_hook.FunctionHook):
-        name = 'Seen'
-
-        def __init__(self):
-            self.labels = []
-
-        def backward_preprocess(self, function, in_data, out_grad):
-            self.labels.append(function.label)
-
     def replaced(model, y):
         # a weight array replaced between forward and backward: the
         # backward reads the new one, as define-by-run's does
@@ -939,7 +985,7 @@ def test_a_program_reads_what_define_by_run_would_read():
         F.sum(y * y).backward()
 
     def hooked(model, y):
-        with Seen() as hook:   # registered after the (lazy) forward
+        with SeenLabels() as hook:   # registered after the (lazy) forward
             F.sum(y * y).backward()
         assert 'LinearFunction' in hook.labels and 'ReLU' in hook.labels
 

@@ -1085,8 +1085,20 @@ class StaticScheduleFunction(FunctionNode):
                 # node may then accumulate into them: another rounding).
                 if t is not None:
                     p_regs = tuple([t.take(ins[i]) for i in targets])
-                pending = tuple([None if g is None else wrap(g, False) for g in
-                                 (grads.pop(ins[i], None) for i in targets)])
+                sums = [grads.pop(ins[i], None) for i in targets]
+                if cls.backward_arrays is not None and \
+                        not func._accumulates_into(sums):
+                    # (as the engine: the node would only add to them, so
+                    # they are summed with its gradients as any other's)
+                    for k, i in enumerate(targets):
+                        if sums[k] is not None:
+                            grads[ins[i]] = sums[k]
+                            if t is not None:
+                                t.hold(ins[i], p_regs[k])
+                else:
+                    pending = tuple([None if g is None else wrap(g, False)
+                                     for g in sums])
+                sums = None
             if cls.backward_arrays is not None and (
                     pending is None or all(g is None for g in pending)):
                 fdt = func._forward_dtype
@@ -1415,8 +1427,10 @@ class _Program:
         size = len(values)
         self.reads = frozenset(r for r in used if r < size)
         # (whether it reads the replay's nodes: a lazy replay links them)
+        # ('zero' reads a node's output metadata, which a lazy replay sets)
         self.needs_links = any(
-            ins[0] in ('bwd', 'acc', 'zero') or ins[0] == 'compute' and any(
+            ins[0] in ('bwd', 'acc') or ins[0] == 'compute' and
+            not ins[1]._static_reads_node_state and any(
                 r < 0 for _, r in ins[3]) for ins in instrs)
         self.instrs = instrs
         self.n = n
@@ -1471,6 +1485,8 @@ def _compile_forward(steps, direct):
         else:
             lines.append('    values[%d:%d] = o' % (first, first + n))
         lines.append('    inner[%d] = n' % i)
+        names['M%d' % i] = meta
+        lines.append('    n._output_meta = M%d' % i)
         lines.append('    k = n._output_indexes_to_retain')
         lines.append('    if k is not None:')
         lines.append('        n._retained_output_data = tuple([o[j] for j in k])')

@@ -26,3 +26,16 @@ class FakeClock:
 
     def perf_counter(self):
         return self.times.pop(0)
+
+
+class SeenLabels(cpuframe.FunctionHook):
+    """A function hook that lists the label of every node whose backward
+    it sees (``labels``)."""
+
+    name = 'SeenLabels'
+
+    def __init__(self):
+        self.labels = []
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.labels.append(function.label)

@@ -8,6 +8,7 @@ import numpy
 
 from cpuframe import _bf16, _blas_threads, backend, utils
 from cpuframe.backends import intel64
+from cpuframe.configuration import config, mixed_bf16
 from cpuframe.function_node import FunctionNode
 from cpuframe.functions.array.reshape import reshape
 from cpuframe.functions.math import sum as _sum
@@ -132,6 +133,16 @@ class LinearFunction(FunctionNode):
             ret.append(_sum.Sum(axis=0)._compute((gy,))[0])
         return tuple(ret)
 
+
+    def _accumulates_into(self, sums):
+        # (in place only into a device array: _accumulate_weight_grad; in
+        # mixed_bf16 the default's Variable sums, as before)
+        if self._forward_dtype is mixed_bf16 or config.dtype is mixed_bf16:
+            return True
+        for s in sums:
+            if s is not None and intel64.is_native_array(s):
+                return True
+        return False
 
     def backward_accumulate(self, indexes, grad_outputs, grad_inputs):
         # A weight used at every step of an unrolled RNN: its gradient is

@@ -1,12 +1,12 @@
 """The LSTM cell as an activation function (Chainer's ``F.lstm``)."""
 import numpy
 
-from cpuframe import _bf16, backend, function_hook, utils
+from cpuframe import _bf16, backend, utils
 from cpuframe.backends import intel64
 from cpuframe.configuration import config, using_config
 from cpuframe.function_node import FunctionNode
 from cpuframe.utils import type_check
-from cpuframe.variable import Variable, as_variable
+from cpuframe.variable import as_variable
 
 
 def _sigmoid(xp, z):
@@ -263,6 +263,10 @@ class LSTMStep(FunctionNode):
     applies it only when the FunctionNode machinery chooses its route.
     """
 
+    # (its backward_arrays computes one LSTMStepGrad of this node:
+    # @static_graph may replay that directly)
+    _static_backward = True
+
     def __init__(self, with_bias, with_h):
         self.with_bias = with_bias
         self.with_h = with_h
@@ -365,6 +369,16 @@ class LSTMStep(FunctionNode):
         w_lat = 3 + int(self.with_bias) + 1 if self.with_h else None
         return 2, b, w_lat
 
+    def _accumulates_into(self, sums):
+        # (in place only into a device array, below; in mixed_bf16 the
+        # default's Variable sums, as before)
+        if self.mixed:
+            return True
+        for s in sums:
+            if s is not None and intel64.is_native_array(s):
+                return True
+        return False
+
     def backward_accumulate(self, indexes, grad_outputs, grad_inputs):
         # The weights of an LSTM link called at every step: their gradients
         # are added into the sums so far (those only the engine holds) by
@@ -382,13 +396,6 @@ class LSTMStep(FunctionNode):
                     acc = None
             accs.append(acc)
         if not done:
-            if not (config.enable_backprop or config.debug or self.mixed or
-                    function_hook.get_function_hooks()) and \
-                    _all_ndarrays(grad_outputs) and \
-                    _all_ndarrays(grad_inputs) and \
-                    _all_ndarrays(self._retained_input_arrays(), False):
-                return self._accumulate_arrays(indexes, grad_outputs,
-                                               grad_inputs)
             return super().backward_accumulate(indexes, grad_outputs,
                                                grad_inputs)
         inputs = self.get_retained_inputs()
@@ -404,43 +411,16 @@ class LSTMStep(FunctionNode):
         return tuple(ret)
 
 
-    def _accumulate_arrays(self, indexes, grad_outputs, grad_inputs):
-        # The default's sums (``gx + g_in``, NumPy's add: the same values)
-        # without a gradient node and two Add nodes on Variables: a
-        # first-order backward on NumPy arrays, where no sum so far can be
-        # added into in place (a step's weight gradient is a view of the
-        # kernel's buffer) - every step of an unrolled L.LSTM but the last.
-        # (Not with function hooks, which would see those nodes, nor in
-        # debug mode, which checks their outputs for NaN.)
-        gxs = self.backward_arrays(indexes,
-                                   tuple([g.array for g in grad_outputs]))
-        ret = []
-        for gx, g_in in zip(gxs, grad_inputs):
-            if g_in is None:
-                ret.append(None if gx is None else Variable._of_output(gx, False))
-            elif gx is None:
-                ret.append(g_in)
-            else:
-                ret.append(Variable._of_output(gx + g_in.array, False))
-        return tuple(ret)
-
-
-def _all_ndarrays(items, variables=True):
-    # Whether every Variable (or array) of ``items`` but None holds a NumPy
-    # array.
-    for v in items:
-        if v is not None and type(v.array if variables else v) is not \
-                numpy.ndarray:
-            return False
-    return True
-
-
 class LSTMStepGrad(FunctionNode):
     """Gradients of :class:`LSTMStep` (not differentiable again).
 
     ``accs``: per weight (W_up, b_up, W_lat), a plain mdarray the gradient
     is added into in place and returned as, or None.
     """
+
+    # (of its forward node it reads the settings and the gates its forward
+    # kept: @static_graph may run it on a replay not linked)
+    _static_reads_node_state = True
 
     def __init__(self, fwd, accs=(None, None, None)):
         self.fwd = fwd

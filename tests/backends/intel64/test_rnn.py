@@ -7,6 +7,7 @@ initial states, all weights and biases).
 """
 import numpy
 import pytest
+from testhelpers.hooks import SeenLabels
 
 import cpuframe
 from cpuframe import Variable
@@ -471,9 +472,11 @@ def test_lstm_link_fused_steps_with_shrinking_batch(where, native_calls):
 def test_lstm_link_steps_sum_weight_gradients_on_arrays(monkeypatch):
     # On NumPy arrays every step but the last finds its weights' gradients
     # summed so far and cannot add into them in place (views of the
-    # kernel's buffers): it sums on the arrays, without a gradient node
-    # and Add nodes on Variables - the same values bit for bit as those
-    # Variable sums, for the inputs (x given a gradient) and every weight.
+    # kernel's buffers): the engine runs the step's array backward and adds
+    # the sums itself (LSTMStep._accumulates_into says no), without a
+    # gradient node and Add nodes on Variables - the same values bit for bit
+    # as backward_accumulate's Variable sums, for the inputs (x given a
+    # gradient) and every weight; debug mode too (it checks the arrays).
     from cpuframe.functions.rnn import lstm as lstm_module
     rng = numpy.random.default_rng(8)
     xs = [rng.standard_normal((2, 3)).astype(numpy.float32) for _ in range(4)]
@@ -495,40 +498,31 @@ def test_lstm_link_steps_sum_weight_gradients_on_arrays(monkeypatch):
                         lambda self, inputs: applied.append(1) or
                         real_apply(self, inputs))
     fast = run()
+    debugged = run(debug=True)
     assert applied == []  # every step's backward ran on arrays
-    monkeypatch.setattr(lstm_module, '_all_ndarrays', lambda *args: False)
+    monkeypatch.setattr(lstm_module.LSTMStep, '_accumulates_into',
+                        lambda self, sums: True)
     slow = run()
     # the default's Variable backward at every step (the loss reads each
     # step's c, so even the last step finds a sum so far: its c_prev's)
     assert len(applied) == 4
-    for f, s in zip(fast, slow):
+    for f, s, d in zip(fast, slow, debugged):
         assert type(f) is numpy.ndarray and numpy.isfinite(f).all()
         numpy.testing.assert_array_equal(f, s)
+        numpy.testing.assert_array_equal(d, f)
     monkeypatch.undo()
     monkeypatch.setattr(lstm_module.LSTMStepGrad, 'apply',
                         lambda self, inputs: applied.append(1) or
                         real_apply(self, inputs))
 
-    # A function hook sees the gradient nodes and the sums, and debug mode
-    # checks them: both keep the Variable backward.
-    class Seen(cpuframe.FunctionHook):
-        name = 'seen'
-
-        def __init__(self):
-            self.labels = []
-
-        def backward_preprocess(self, function, in_data, out_grad):
-            self.labels.append(function.label)
-
+    # A function hook sees the gradient nodes and the sums: the Variable
+    # backward.
     del applied[:]
-    with Seen() as hook:
+    with SeenLabels() as hook:
         hooked = run()
     assert len(applied) == 4 and hook.labels.count('_ + _') >= 3
-    debugged = run(debug=True)
-    assert len(applied) == 8
-    for f, h, d in zip(fast, hooked, debugged):
+    for f, h in zip(fast, hooked):
         numpy.testing.assert_array_equal(h, f)
-        numpy.testing.assert_array_equal(d, f)
     with using_config('use_ideep', 'never'):
         numpy.random.seed(3)
         ref = L.LSTM(3, 5)
