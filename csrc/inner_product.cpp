@@ -367,9 +367,74 @@ py::tuple linear_backward_weights(const py::object& x_obj, const py::object& gy_
     });
 }
 
+// C = op(a) op(b) for C-contiguous float32 2-D NumPy arrays a and b (op:
+// the array or its transpose), a new NumPy array, on sgemm: the matrix
+// products of a Linear layer on NumPy arrays ('auto' from
+// AUTO_MIN['linear'] on: cpuframe/functions/connection/linear.py) on
+// oneDNN's OpenMP team, without the inner product's reorder of a plain
+// weight into its blocked layout on every call.
+py::array gemm_arrays(const py::object& a_obj, const py::object& b_obj, bool trans_a,
+                      bool trans_b, const std::string& name) {
+    const char* fn = name.c_str();
+    auto check = [&](const char* arg, const py::object& obj) {
+        if (!py::isinstance<py::array_t<float>>(obj)) {
+            throw py::type_error(name + ": expected " + arg + " as a float32 NumPy array, got " +
+                                 std::string(py::str(py::type::of(obj).attr("__name__"))));
+        }
+        py::array a = py::reinterpret_borrow<py::array>(obj);
+        if (a.ndim() != 2 || !(a.flags() & py::array::c_style)) {
+            throw py::value_error(name + ": expected " + arg +
+                                  " C-contiguous with 2 dimensions, got " +
+                                  std::to_string(a.ndim()) + " dimensions" +
+                                  ((a.flags() & py::array::c_style) ? "" : ", not C-contiguous"));
+        }
+        return a;
+    };
+    py::array a = check("a", a_obj), b = check("b", b_obj);
+    const std::int64_t m = trans_a ? a.shape(1) : a.shape(0);
+    const std::int64_t k = trans_a ? a.shape(0) : a.shape(1);
+    const std::int64_t kb = trans_b ? b.shape(1) : b.shape(0);
+    const std::int64_t n = trans_b ? b.shape(0) : b.shape(1);
+    auto what = [&] {
+        return "op(a) (" + std::to_string(m) + ", " + std::to_string(k) + ") and op(b) (" +
+               std::to_string(kb) + ", " + std::to_string(n) + ")";
+    };
+    if (k != kb) throw py::value_error(name + ": the inner sizes differ: " + what());
+    return guard_dnnl(fn, what, [&] {
+        py::array_t<float> c;
+        try {
+            c = py::array_t<float>(std::vector<py::ssize_t>{m, n});
+        } catch (py::error_already_set& e) {
+            if (!e.matches(PyExc_MemoryError)) throw;
+            throw OutOfMemory("could not allocate " +
+                              bytes_str(static_cast<std::size_t>(m) * n * sizeof(float)) +
+                              " for an array of shape " + shape_str({m, n}));
+        }
+        float* pc = c.mutable_data();
+        const float* pa = static_cast<const float*>(a.data());
+        const float* pb = static_cast<const float*>(b.data());
+        {
+            py::gil_scoped_release release;
+            if (k == 0) {
+                std::fill(pc, pc + m * n, 0.0f);
+            } else {
+                sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, pa, a.shape(1), pb,
+                      b.shape(1), 0.0f, pc, n);
+            }
+        }
+        return py::array(c);
+    });
+}
+
 }  // namespace
 
 void register_inner_product(py::module_& m) {
+    m.def("gemm_arrays", &gemm_arrays, py::arg("a"), py::arg("b"), py::arg("trans_a") = false,
+          py::arg("trans_b") = false, py::arg("name") = "gemm_arrays",
+          R"doc(op(a) op(b) for C-contiguous float32 2-D NumPy arrays (op: transposed
+where trans_a / trans_b), a new float32 NumPy array, on oneDNN's sgemm. Errors
+name ``name`` (the op asking).
+)doc");
     m.def("linear_forward", &linear_forward, py::arg("x"), py::arg("W"), py::arg("b"),
           R"doc(y = x W^T (+ b) for x (N, I), W (O, I), b (O,) or None, as a Tensor.
 

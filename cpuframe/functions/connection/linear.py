@@ -18,13 +18,44 @@ from cpuframe.utils import type_check
 def _profitable(m, k, n):
     """'auto' on NumPy arrays: never.
 
-    Measured here: with a NumPy weight every call pays a reorder of it into
-    the blocked layout the inner product wants, which NumPy's BLAS does not
-    need (oneDNN was 0.3-0.8x as fast as NumPy from 64x512x512 up).  On the
-    Intel64 device the weight keeps its blocked layout and the route is
-    always taken, at about NumPy's speed or better.
+    On float32 NumPy arrays the route is one oneDNN sgemm on the arrays
+    (``_sgemm``, on oneDNN's OpenMP team), not the inner product, whose
+    reorder of a plain weight into its blocked layout on every call made it
+    0.3-0.8x NumPy's speed from 64x512x512 up. Alone, sgemm beats NumPy's
+    BLAS (under cpuframe's one-thread rule, ``_blas_threads``) at every
+    size measured (Zen 3, 2 vCPU, best of 7 blocks, µs, BLAS / sgemm: the
+    forward x W^T of 32x64x64 12.4 / 7.2, 100x100x100 57.7 / 28.1,
+    100x784x100 287 / 162, 128x512x512 566 / 517, 64x4096x4096
+    22622 / 22187; ``benchmarks/overhead/gemm.py``). Inside training steps
+    it was not shown to: interleaved A/B runs in one process of the same
+    step (an MNIST MLP, MLPs of 256 and 1024 units) read 0.87 to 1.10 from
+    one run to the next on that shared machine, for thresholds from 1M to
+    4M multiply-adds, and below ~500K the step was slower (1.08-1.25: the
+    route's cost and the team's threads). So 'auto' keeps NumPy's BLAS on
+    NumPy arrays; 'always' takes sgemm.
     """
     return False
+
+
+def _sgemm(a, b, name):
+    """``a @ b`` for float32 NumPy matrices on oneDNN's sgemm
+    (``gemm_arrays``; errors name ``name``): each operand read in place
+    where it is C-contiguous or the transpose of a C-contiguous array."""
+    ta = not a.flags.c_contiguous
+    if ta:
+        a = a.T if a.flags.f_contiguous else numpy.ascontiguousarray(a.T)
+    tb = not b.flags.c_contiguous
+    if tb:
+        b = b.T if b.flags.f_contiguous else numpy.ascontiguousarray(b.T)
+    return intel64.native().gemm_arrays(a, b, ta, tb, name)
+
+
+def _float32_arrays(*arrays):
+    # (the route's own GEMM on NumPy arrays: _sgemm)
+    for a in arrays:
+        if type(a) is not numpy.ndarray or a.dtype != numpy.float32:
+            return False
+    return True
 
 
 def _profitable_on_device(m, k, n):
@@ -104,6 +135,11 @@ class LinearFunction(FunctionNode):
         return _profitable_on_device(x.shape[0], x.shape[1], W.shape[0])
 
     def forward_intel64(self, inputs):
+        if _float32_arrays(*inputs):
+            y = _sgemm(inputs[0], inputs[1].T, 'linear_forward')
+            if len(inputs) == 3:
+                y += inputs[2]    # (as the NumPy path adds it)
+            return y,
         b = inputs[2] if len(inputs) == 3 else None
         return intel64.native().linear_forward(inputs[0], inputs[1], b),
 
@@ -223,6 +259,8 @@ class LinearGradData(FunctionNode):
 
     def forward_intel64(self, inputs):
         W, gy = inputs
+        if _float32_arrays(W, gy) and self.x_dtype == numpy.float32:
+            return _sgemm(gy, W, 'linear_backward_data'),
         return intel64.native().linear_backward_data(gy, W),
 
     def backward(self, indexes, grad_outputs):
@@ -288,6 +326,8 @@ class LinearGradWeight(FunctionNode):
 
     def forward_intel64(self, inputs):
         x, gy = inputs
+        if self.w_like is None and _float32_arrays(x, gy):
+            return _sgemm(gy.T, x, 'linear_backward_weights'),
         gW, _ = intel64.native().linear_backward_weights(x, gy, False,
                                                          self.w_like)
         return gW,

@@ -24,7 +24,7 @@ def calls(monkeypatch, dnnl):
         return wrap
     for name in ('convolution_forward', 'convolution_backward_data',
                  'convolution_backward_weights', 'linear_forward', 'relu',
-                 'relu_grad'):
+                 'relu_grad', 'gemm_arrays'):
         monkeypatch.setattr(dnnl, name, counted(name, getattr(dnnl, name)))
     return counts
 
@@ -51,9 +51,60 @@ def test_small_cases_stay_on_numpy_under_auto(mode, expect, calls, rng):
         F.linear(_f32(rng, (2, 3)), _f32(rng, (4, 3)))
         F.relu(_f32(rng, (3, 5)))
         F.convolution_2d(_f32(rng, (1, 1, 5, 5)), _f32(rng, (1, 1, 3, 3)))
-    assert calls.get('linear_forward', 0) == expect
+    # (a Linear on NumPy arrays: sgemm on them, not the inner product)
+    assert calls.get('gemm_arrays', 0) == expect
     assert calls.get('relu', 0) == expect
     assert calls.get('convolution_forward', 0) == expect
+
+
+@pytest.mark.parametrize('mode', ['never', 'auto', 'always'])
+def test_linear_on_numpy_arrays_routes_to_sgemm(mode, calls, rng):
+    # A Linear on float32 NumPy arrays: under 'always' oneDNN's sgemm on the
+    # arrays (forward, input and weight gradients), never the inner product
+    # with its weight reorder; 'auto' keeps NumPy's BLAS (linear._profitable)
+    x = Variable(_f32(rng, (2, 3)))
+    W = Variable(_f32(rng, (4, 3)))
+    b = Variable(_f32(rng, (4,)))
+    with using_config('use_ideep', mode):
+        y = F.linear(x, W, b)
+        gy = _f32(rng, (2, 4))
+        y.grad = gy.copy()
+        y.backward()
+    assert calls.get('gemm_arrays', 0) == (3 if mode == 'always' else 0)
+    assert 'linear_forward' not in calls
+    assert all(type(a) is numpy.ndarray for a in
+               (y.array, x.grad, W.grad, b.grad))
+    want_y = x.array @ W.array.T + b.array
+    numpy.testing.assert_allclose(y.array, want_y, rtol=1e-5, atol=1e-6)
+    numpy.testing.assert_allclose(x.grad, gy @ W.array, rtol=1e-5,
+                                  atol=1e-6)
+    numpy.testing.assert_allclose(W.grad, gy.T @ x.array, rtol=1e-5,
+                                  atol=1e-6)
+
+
+def test_sgemm_of_linear_reads_views_in_place_and_checks_its_arguments(rng):
+    # a transposed operand is read in place (the transposed flag), another
+    # view copied once; the native call refuses what it cannot read, naming
+    # the op
+    from cpuframe.functions.connection.linear import _sgemm
+    a = _f32(rng, (6, 5))
+    b = _f32(rng, (5, 7))
+    for x, y in ((a, b), (a.T.copy().T, b), (a, b.T.copy().T),
+                 (_f32(rng, (6, 10))[:, ::2], b[:, :3])):
+        numpy.testing.assert_allclose(_sgemm(x, y, 'op'), x @ y, rtol=1e-5,
+                                      atol=1e-5)
+    native = intel64.native()
+    with pytest.raises(TypeError, match='linear_forward: expected a as a '
+                       'float32 NumPy array, got ndarray'):
+        native.gemm_arrays(a.astype(numpy.float64), b, False, False,
+                           'linear_forward')
+    with pytest.raises(ValueError, match='op: expected b C-contiguous'):
+        native.gemm_arrays(a, b.T, False, False, 'op')
+    with pytest.raises(ValueError, match='op: the inner sizes differ'):
+        native.gemm_arrays(a, b, True, False, 'op')
+    empty = native.gemm_arrays(numpy.zeros((3, 0), numpy.float32),
+                               numpy.zeros((0, 4), numpy.float32))
+    numpy.testing.assert_array_equal(empty, numpy.zeros((3, 4)))
 
 
 def test_large_cases_route_under_auto(calls, rng):
@@ -70,7 +121,7 @@ def test_linear_on_numpy_stays_on_numpy_under_auto_but_not_on_device(
     assert 128 * 512 * 256 >= AUTO_MIN['linear_on_device']
     with using_config('use_ideep', 'auto'):
         F.linear(x, W)
-        assert 'linear_forward' not in calls
+        assert 'linear_forward' not in calls and 'gemm_arrays' not in calls
         y = F.linear(x, intel64.from_numpy(W))
     assert calls['linear_forward'] == 1
     assert intel64.is_native_array(y.array)
