@@ -1,7 +1,8 @@
 """A Linear layer's three matrix products on NumPy arrays: NumPy's BLAS as
 cpuframe's NumPy path runs it (one BLAS thread below 16M multiply-adds,
 ``cpuframe._blas_threads``) against oneDNN's sgemm on the same arrays
-(``gemm_arrays``, the route 'auto' takes: ``linear._profitable``).
+(``gemm_arrays``: Linear's route on NumPy arrays, which 'always' takes and
+'auto' does not, see ``linear._profitable``).
 
     python benchmarks/overhead/gemm.py [--shapes 100x784x100,32x64x64]
 
