@@ -220,7 +220,7 @@ def _fwdbwd(fn, leaves, api):
 # ---------------------------------------------------------------------------
 
 def torch_rows(torch):
-    nn, F = torch.nn, torch.nn.functional
+    F = torch.nn.functional
     t = torch.from_numpy
     rows = {}
 
@@ -249,58 +249,13 @@ def torch_rows(torch):
         loss.backward()
     rows['elementwise_10'] = elementwise_10
 
-    def mlp(sizes):
-        layers = []
-        for i, (m, n) in enumerate(zip(sizes[:-1], sizes[1:])):
-            layers.append(nn.Linear(m, n))
-            if i < len(sizes) - 2:
-                layers.append(nn.ReLU())
-        return nn.Sequential(*layers)
-
-    mnist = mlp((784, 100, 100, 10))
-    sgd = torch.optim.SGD(mnist.parameters(), lr=0.01)
-    xm, tm = t(_rand(100, 784)), t(_labels(100, 10)).long()
-
-    def mnist_mlp():
-        loss = F.cross_entropy(mnist(xm), tm)
-        sgd.zero_grad()
-        loss.backward()
-        sgd.step()
-    rows['mnist_mlp'] = mnist_mlp
-
-    dqn = mlp((4, 64, 64, 2))
-    adam = torch.optim.Adam(dqn.parameters())
-    xd, td = t(_rand(32, 4)), t(_rand(32, 2, seed=2))
-
-    def dqn_mlp():
-        loss = F.mse_loss(dqn(xd), td)
-        adam.zero_grad()
-        loss.backward()
-        adam.step()
-    rows['dqn_mlp'] = dqn_mlp
-
-    cell = nn.LSTMCell(128, 128)
-    xl = [t(_rand(1, 128, seed=s)) for s in (3, 4)]
-
-    def lstm_2steps():
-        h, c = cell(xl[0])
-        h, c = cell(xl[1], (h, c))
-        loss = h.sum()
-        cell.zero_grad()
-        loss.backward()
-    rows['lstm_2steps'] = lstm_2steps
-
-    conv = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(),
-                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(128, 10))
-    csgd = torch.optim.SGD(conv.parameters(), lr=0.01)
-    xc, tc = t(_rand(16, 1, 8, 8)), t(_labels(16, 10)).long()
-
-    def tiny_convnet():
-        loss = F.cross_entropy(conv(xc), tc)
-        csgd.zero_grad()
-        loss.backward()
-        csgd.step()
-    rows['tiny_convnet'] = tiny_convnet
+    for name, (loss_of, zero_grad, update) in _torch_models(torch).items():
+        def step(loss_of=loss_of, zero_grad=zero_grad, update=update):
+            loss = loss_of()
+            zero_grad()
+            loss.backward()
+            update()
+        rows[name] = step
 
     x = t(_rand(32, 32)).requires_grad_()
     y = t(_rand(32, 32, seed=1)).requires_grad_()
@@ -332,3 +287,77 @@ def torch_rows(torch):
             out.backward(torch.ones_like(out))
         rows[name + '_fwdbwd'] = fwdbwd
     return rows
+
+
+def _torch_models(torch):
+    """The model rows' parts in PyTorch: per row, (the loss of the forward,
+    zero_grad, the optimizer's update), each a zero-argument callable."""
+    nn, F = torch.nn, torch.nn.functional
+    t = torch.from_numpy
+    models = {}
+
+    def mlp(sizes):
+        layers = []
+        for i, (m, n) in enumerate(zip(sizes[:-1], sizes[1:])):
+            layers.append(nn.Linear(m, n))
+            if i < len(sizes) - 2:
+                layers.append(nn.ReLU())
+        return nn.Sequential(*layers)
+
+    def nothing():
+        pass
+
+    mnist = mlp((784, 100, 100, 10))
+    sgd = torch.optim.SGD(mnist.parameters(), lr=0.01)
+    xm, tm = t(_rand(100, 784)), t(_labels(100, 10)).long()
+    models['mnist_mlp'] = (lambda: F.cross_entropy(mnist(xm), tm),
+                           sgd.zero_grad, sgd.step)
+
+    dqn = mlp((4, 64, 64, 2))
+    adam = torch.optim.Adam(dqn.parameters())
+    xd, td = t(_rand(32, 4)), t(_rand(32, 2, seed=2))
+    models['dqn_mlp'] = (lambda: F.mse_loss(dqn(xd), td), adam.zero_grad,
+                         adam.step)
+
+    cell = nn.LSTMCell(128, 128)
+    xl = [t(_rand(1, 128, seed=s)) for s in (3, 4)]
+
+    def lstm_loss():
+        h, c = cell(xl[0])
+        h, c = cell(xl[1], (h, c))
+        return h.sum()
+    models['lstm_2steps'] = (lstm_loss, cell.zero_grad, nothing)
+
+    conv = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(128, 10))
+    csgd = torch.optim.SGD(conv.parameters(), lr=0.01)
+    xc, tc = t(_rand(16, 1, 8, 8)), t(_labels(16, 10)).long()
+    models['tiny_convnet'] = (lambda: F.cross_entropy(conv(xc), tc),
+                              csgd.zero_grad, csgd.step)
+    return models
+
+
+def torch_compiled_rows(torch):
+    """The model rows under ``torch.compile`` (inductor, default mode), as
+    PyTorch's documentation shows it: the forward with its loss compiled
+    (AOTAutograd compiles its backward), the optimizer's step compiled
+    (``torch.compile`` of a function calling it); ``zero_grad`` and the
+    ``backward`` call as in eager. Returns (rows, compile seconds per row:
+    the first two steps, which compile, timed apart)."""
+    import time
+    rows, compile_s = {}, {}
+    for name, (loss_of, zero_grad, update) in _torch_models(torch).items():
+        loss_of = torch.compile(loss_of)
+        update = torch.compile(update)
+
+        def step(loss_of=loss_of, zero_grad=zero_grad, update=update):
+            loss = loss_of()
+            zero_grad()
+            loss.backward()
+            update()
+        start = time.perf_counter()
+        step()
+        step()
+        compile_s[name] = round(time.perf_counter() - start, 2)
+        rows[name] = step
+    return rows, compile_s

@@ -51,7 +51,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent.parent
-PATHS = ('auto', 'static', 'intel64', 'numpy', 'chainer', 'torch')
+PATHS = ('auto', 'static', 'intel64', 'numpy', 'chainer', 'torch',
+         'torch_compile')
 THREAD_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
 UNFAIR_BLAS_VARS = ('OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE')
 _PREFIX = '@@overhead '
@@ -70,10 +71,14 @@ def _rows_module():
 # ---------------------------------------------------------------------------
 
 def _build(path, rows):
-    if path == 'torch':
+    if path in ('torch', 'torch_compile'):
         import torch
         torch.set_num_threads(int(os.environ.get('OMP_NUM_THREADS', '1')))
-        return rows.torch_rows(torch), {'torch': torch.__version__}
+        if path == 'torch':
+            return rows.torch_rows(torch), {'torch': torch.__version__}
+        steps, compile_s = rows.torch_compiled_rows(torch)
+        return steps, {'torch': torch.__version__,
+                       'compile_seconds': compile_s}
     if path == 'chainer':
         import chainer
         chainer.config.use_ideep = 'never'
@@ -227,7 +232,8 @@ def run(args):
     for var in UNFAIR_BLAS_VARS + ('CPUFRAME_DTYPE', 'CHAINER_DTYPE'):
         env.pop(var, None)
     pythons = {p: sys.executable for p in PATHS}
-    pythons['torch'] = args.torch_python or sys.executable
+    pythons['torch'] = pythons['torch_compile'] = \
+        args.torch_python or sys.executable
     pythons['chainer'] = args.chainer_python or sys.executable
     paths = [p for p in args.paths.split(',')]
     if args.baseline:
@@ -242,9 +248,10 @@ def run(args):
     log_dir.mkdir(parents=True, exist_ok=True)
     workers = []
     for p in paths:
-        if p in ('torch', 'chainer') and not _has(pythons[p], p):
+        module = 'torch' if p == 'torch_compile' else p
+        if module in ('torch', 'chainer') and not _has(pythons[p], module):
             report['paths'][p] = {'skipped': 'no {} in {}'.format(
-                p, pythons[p])}
+                module, pythons[p])}
             continue
         w = _Worker(p, pythons[p], env, log_dir)
         msg = w.request()
@@ -298,6 +305,7 @@ def print_row(row, times, paths, header=False):
     ratios = [('auto/torch', 'auto', 'torch'),
               ('static/torch', 'static', 'torch'),
               ('static/auto', 'static', 'auto'),
+              ('static/torch_compile', 'static', 'torch_compile'),
               ('intel64/numpy', 'intel64', 'numpy'),
               ('auto/chainer', 'auto', 'chainer')] + [
                   (p + '/base', p, p + '@base')
@@ -316,7 +324,10 @@ def print_row(row, times, paths, header=False):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--paths', default=','.join(PATHS))
+    parser.add_argument(
+        '--paths', default=','.join(p for p in PATHS if p != 'torch_compile'),
+        help='comma-separated, of: {} (default: all but torch_compile, '
+        'whose compiling takes minutes)'.format(', '.join(PATHS)))
     parser.add_argument('--rows', default='',
                         help='comma-separated row names (default: all)')
     parser.add_argument('--rounds', type=int, default=7)
