@@ -1035,7 +1035,8 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                 func._local_function_hooks else ()
             cls = type(func)
             # (``backward_arrays`` on the arrays: no hook, nothing
-            # recorded, and no gradient for backward_accumulate to add to)
+            # recorded, and no gradient for backward_accumulate to add to,
+            # or only sums it would not add into in place)
             on_arrays = arrays and not hooks and \
                 cls.backward_arrays is not None
             grad_inputs = None
@@ -1052,7 +1053,7 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
                         gs = None
                     else:
                         grad_inputs.append(None)
-                if given and on_arrays and \
+                if given and on_arrays and not lazy and \
                         not func._accumulates_into(grad_inputs):
                     # (it would only add to them: summed here as for any
                     # node, after its backward_arrays)

@@ -369,24 +369,32 @@ py::tuple linear_backward_weights(const py::object& x_obj, const py::object& gy_
 
 // C = op(a) op(b) for C-contiguous float32 2-D NumPy arrays a and b (op:
 // the array or its transpose), a new NumPy array, on sgemm: the matrix
-// products of a Linear layer on NumPy arrays ('auto' from
-// AUTO_MIN['linear'] on: cpuframe/functions/connection/linear.py) on
-// oneDNN's OpenMP team, without the inner product's reorder of a plain
-// weight into its blocked layout on every call.
+// products of a Linear layer's route on NumPy arrays ('always' takes it,
+// 'auto' not: cpuframe/functions/connection/linear.py) on oneDNN's OpenMP
+// team, without the inner product's reorder of a plain weight into its
+// blocked layout on every call.
 py::array gemm_arrays(const py::object& a_obj, const py::object& b_obj, bool trans_a,
                       bool trans_b, const std::string& name) {
     const char* fn = name.c_str();
     auto check = [&](const char* arg, const py::object& obj) {
         if (!py::isinstance<py::array_t<float>>(obj)) {
+            std::string got = py::str(py::type::of(obj).attr("__name__"));
+            if (py::isinstance<py::array>(obj)) {
+                got = std::string(py::str(obj.attr("dtype"))) + " " + got;
+            }
             throw py::type_error(name + ": expected " + arg + " as a float32 NumPy array, got " +
-                                 std::string(py::str(py::type::of(obj).attr("__name__"))));
+                                 got);
         }
         py::array a = py::reinterpret_borrow<py::array>(obj);
-        if (a.ndim() != 2 || !(a.flags() & py::array::c_style)) {
+        if (a.ndim() != 2) {
+            throw py::value_error(name + ": expected " + arg + " with 2 dimensions, got " +
+                                  std::to_string(a.ndim()));
+        }
+        if (!(a.flags() & py::array::c_style)) {
             throw py::value_error(name + ": expected " + arg +
-                                  " C-contiguous with 2 dimensions, got " +
-                                  std::to_string(a.ndim()) + " dimensions" +
-                                  ((a.flags() & py::array::c_style) ? "" : ", not C-contiguous"));
+                                  " C-contiguous (or passed transposed), got strides (" +
+                                  std::to_string(a.strides(0)) + ", " +
+                                  std::to_string(a.strides(1)) + ")");
         }
         return a;
     };

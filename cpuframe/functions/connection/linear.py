@@ -173,6 +173,9 @@ class LinearFunction(FunctionNode):
     def _accumulates_into(self, sums):
         # (in place only into a device array: _accumulate_weight_grad; in
         # mixed_bf16 the default's Variable sums, as before)
+        if type(self).backward_accumulate is not \
+                LinearFunction.backward_accumulate:
+            return True   # (a subclass's own: given the sums, as any)
         if self._forward_dtype is mixed_bf16 or config.dtype is mixed_bf16:
             return True
         for s in sums:

@@ -372,6 +372,9 @@ class LSTMStep(FunctionNode):
     def _accumulates_into(self, sums):
         # (in place only into a device array, below; in mixed_bf16 the
         # default's Variable sums, as before)
+        if type(self).backward_accumulate is not \
+                LSTMStep.backward_accumulate:
+            return True   # (a subclass's own: given the sums, as any)
         if self.mixed:
             return True
         for s in sums:

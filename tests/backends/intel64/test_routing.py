@@ -89,17 +89,31 @@ def test_sgemm_of_linear_reads_views_in_place_and_checks_its_arguments(rng):
     from cpuframe.functions.connection.linear import _sgemm
     a = _f32(rng, (6, 5))
     b = _f32(rng, (5, 7))
-    for x, y in ((a, b), (a.T.copy().T, b), (a, b.T.copy().T),
-                 (_f32(rng, (6, 10))[:, ::2], b[:, :3])):
-        numpy.testing.assert_allclose(_sgemm(x, y, 'op'), x @ y, rtol=1e-5,
-                                      atol=1e-5)
+    copies = []
+    real = numpy.ascontiguousarray
+
+    def counted(x, *args, **kwargs):
+        copies.append(x.shape)
+        return real(x, *args, **kwargs)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(numpy, 'ascontiguousarray', counted)
+        for x, y in ((a, b), (a.T.copy().T, b), (a, b.T.copy().T),
+                     (_f32(rng, (6, 10))[:, ::2], b[:, :3])):
+            numpy.testing.assert_allclose(_sgemm(x, y, 'op'), x @ y,
+                                          rtol=1e-5, atol=1e-5)
+    # (only the last pair's operands, neither C- nor F-contiguous, copied)
+    assert copies == [(5, 6), (3, 5)]
     native = intel64.native()
     with pytest.raises(TypeError, match='linear_forward: expected a as a '
-                       'float32 NumPy array, got ndarray'):
+                       'float32 NumPy array, got float64 ndarray'):
         native.gemm_arrays(a.astype(numpy.float64), b, False, False,
                            'linear_forward')
-    with pytest.raises(ValueError, match='op: expected b C-contiguous'):
-        native.gemm_arrays(a, b.T, False, False, 'op')
+    with pytest.raises(ValueError, match=r'op: expected b C-contiguous \(or '
+                       r'passed transposed\), got strides \(4, 20\)'):
+        native.gemm_arrays(a, b.T.copy().T, True, False, 'op')
+    with pytest.raises(ValueError, match='op: expected a with 2 dimensions, '
+                       'got 1'):
+        native.gemm_arrays(a[0], b, False, False, 'op')
     with pytest.raises(ValueError, match='op: the inner sizes differ'):
         native.gemm_arrays(a, b, True, False, 'op')
     empty = native.gemm_arrays(numpy.zeros((3, 0), numpy.float32),
