@@ -331,6 +331,8 @@ class StaticLSTMSteps(LSTMSteps):
         return super().forward(xs)
 
 
+@pytest.mark.skipif(not intel64.is_ideep_available(),
+                    reason='the fused step needs the native module')
 def test_fused_lstm_steps_replay_without_linking(monkeypatch):
     # L.LSTM's fused step on NumPy arrays: its backward is one gradient
     # computation (LSTMStepGrad, which reads of its forward node only what
