@@ -10,12 +10,6 @@ namespace cpuframe::rnn {
 
 namespace {
 
-constexpr memory::data_type kBf16 = memory::data_type::bf16;
-
-TensorPtr new_bf16(const Shape& shape) {
-    return Tensor::empty(plain_desc(to_dims(shape), kBf16), shape);
-}
-
 // Step t of a direction: its first packed row and its rows, in the order the
 // direction runs (backward in time for reverse).
 template <class Body>

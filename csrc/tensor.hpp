@@ -110,9 +110,12 @@ public:
     std::size_t nbytes() const { return md_.get_size(); }
     // Plain dense row-major ("abcd"): the NumPy order of the desc's dims.
     bool is_plain() const;
-    // Whether this tensor is t's plain layout of its logical shape, the
-    // answer of in_layout(t, plain_desc(to_dims(shape()), dt)) == t, without
-    // making that desc (asked of every argument of the small-work routes).
+    // Whether this tensor holds dt, dense row-major in its desc's dims (asked
+    // of every argument of the small-work routes, without making a desc).
+    // Where the desc's dims are the logical shape (all but grouped
+    // convolution weights, whose desc has a groups dim in front) that is
+    // in_layout(t, plain_desc(to_dims(shape()), dt)) == t; a grouped weight
+    // plain in its 5 dims has the same bytes as its plain logical shape.
     bool plain_as(memory::data_type dt) const { return ndim() > 0 && dtype() == dt && is_plain(); }
     // Blocked layouts whose padded dims exceed the dims.
     bool has_padding() const;
