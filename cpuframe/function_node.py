@@ -890,6 +890,20 @@ class FunctionNode:
         """
         return True
 
+    def _accumulates_into_device_arrays(self, owner, mixed, sums):
+        """``_accumulates_into`` of ``owner``, a class whose
+        ``backward_accumulate`` adds in place only into a device array and
+        in ``mixed`` (mixed_bf16) keeps the default's Variable sums: yes
+        there, where a sum is a device array, and for a subclass with its
+        own ``backward_accumulate``."""
+        if mixed or type(self).backward_accumulate is not \
+                owner.backward_accumulate:
+            return True
+        for s in sums:
+            if s is not None and intel64.is_native_array(s):
+                return True
+        return False
+
     def _call_backward(self, targets, grad_outputs, grad_inputs=None,
                        arrays=False):
         """The gradients of the inputs at ``targets`` (Variables or None),

@@ -169,19 +169,11 @@ class LinearFunction(FunctionNode):
             ret.append(_sum.Sum(axis=0)._compute((gy,))[0])
         return tuple(ret)
 
-
     def _accumulates_into(self, sums):
-        # (in place only into a device array: _accumulate_weight_grad; in
-        # mixed_bf16 the default's Variable sums, as before)
-        if type(self).backward_accumulate is not \
-                LinearFunction.backward_accumulate:
-            return True   # (a subclass's own: given the sums, as any)
-        if self._forward_dtype is mixed_bf16 or config.dtype is mixed_bf16:
-            return True
-        for s in sums:
-            if s is not None and intel64.is_native_array(s):
-                return True
-        return False
+        # (in place only into a device array: _accumulate_weight_grad)
+        return self._accumulates_into_device_arrays(
+            LinearFunction, self._forward_dtype is mixed_bf16 or
+            config.dtype is mixed_bf16, sums)
 
     def backward_accumulate(self, indexes, grad_outputs, grad_inputs):
         # A weight used at every step of an unrolled RNN: its gradient is

@@ -370,17 +370,9 @@ class LSTMStep(FunctionNode):
         return 2, b, w_lat
 
     def _accumulates_into(self, sums):
-        # (in place only into a device array, below; in mixed_bf16 the
-        # default's Variable sums, as before)
-        if type(self).backward_accumulate is not \
-                LSTMStep.backward_accumulate:
-            return True   # (a subclass's own: given the sums, as any)
-        if self.mixed:
-            return True
-        for s in sums:
-            if s is not None and intel64.is_native_array(s):
-                return True
-        return False
+        # (in place only into a device array, below)
+        return self._accumulates_into_device_arrays(LSTMStep, self.mixed,
+                                                    sums)
 
     def backward_accumulate(self, indexes, grad_outputs, grad_inputs):
         # The weights of an LSTM link called at every step: their gradients
