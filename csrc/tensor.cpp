@@ -447,8 +447,9 @@ py::object plain_views(const py::tuple& arrays) {
     for (std::size_t i = 0; i < n; ++i) {
         PyObject* x = PyTuple_GET_ITEM(arrays.ptr(), static_cast<Py_ssize_t>(i));
         if (api.PyArray_Check_(x)) continue;
-        if (!py::isinstance<Tensor>(x)) return py::none();
-        const Tensor& t = py::handle(x).cast<const Tensor&>();
+        const TensorPtr* held = tensor_holder(x);
+        if (held == nullptr) return py::none();
+        const Tensor& t = **held;
         if (t.dtype() != memory::data_type::f32 || !t.is_plain()) return py::none();
     }
     py::tuple out(n);
@@ -458,7 +459,7 @@ py::object plain_views(const py::tuple& arrays) {
             out[i] = x;
             continue;
         }
-        TensorPtr t = x.cast<TensorPtr>();
+        const TensorPtr& t = *tensor_holder(x.ptr());  // (checked above)
         if (!settled) {
             settle_all_pending();
             settled = true;
@@ -556,7 +557,22 @@ std::string shape_str(const Shape& shape) {
 
 memory::dims to_dims(const Shape& shape) { return memory::dims(shape.begin(), shape.end()); }
 
-bool is_tensor(const py::handle& obj) { return py::isinstance<Tensor>(obj); }
+namespace {
+PyTypeObject* g_tensor_type = nullptr;  // (set once at import, the GIL held)
+}  // namespace
+
+void set_tensor_type(PyObject* type) { g_tensor_type = reinterpret_cast<PyTypeObject*>(type); }
+
+const TensorPtr* tensor_holder(PyObject* obj) {
+    if (g_tensor_type == nullptr || !PyObject_TypeCheck(obj, g_tensor_type)) return nullptr;
+    // (Tensor has one C++ type and no C++ bases: its value and holder are
+    // the instance's first, as pybind11's own fast path reads them)
+    auto vh = reinterpret_cast<py::detail::instance*>(obj)->get_value_and_holder();
+    if (!vh.holder_constructed()) return nullptr;  // (Tensor.__new__ without __init__)
+    return &vh.holder<TensorPtr>();
+}
+
+bool is_tensor(const py::handle& obj) { return tensor_holder(obj.ptr()) != nullptr; }
 
 TensorPtr accumulator_arg(const char* fn, const char* arg, const py::handle& obj,
                           const Shape& shape) {
@@ -606,7 +622,7 @@ TensorPtr as_tensor(const char* fn, const char* arg, const py::handle& obj) {
 }
 
 TensorPtr as_tensor_any(const char* fn, const char* arg, const py::handle& obj) {
-    if (py::isinstance<Tensor>(obj)) return obj.cast<TensorPtr>();
+    if (const TensorPtr* held = tensor_holder(obj.ptr())) return *held;
     if (!py::isinstance<py::array>(obj)) {
         throw py::type_error(std::string(fn) + ": expected " + arg +
                              " to be a float32 numpy.ndarray or Tensor, got " + type_name(obj));

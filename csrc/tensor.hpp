@@ -248,6 +248,14 @@ memory::data_type compute_dt(std::initializer_list<const TensorPtr*> ts);
 memory::desc with_data_type(const memory::desc& md, memory::data_type dt);
 // True for Tensor objects.
 bool is_tensor(const py::handle& obj);
+// The holder of obj's Tensor when obj is a Tensor (or an instance of a Python
+// subclass) whose holder is constructed, else nullptr; the GIL held. Reads the
+// pybind11 instance directly: py::isinstance<Tensor> and a cast each look the
+// type up in pybind11's registry (~300 instructions), paid per argument of
+// every route and per attribute read of a device array.
+const TensorPtr* tensor_holder(PyObject* obj);
+// Records the Python type of Tensor for tensor_holder (once, when registered).
+void set_tensor_type(PyObject* type);
 // An accumulator argument (a kernel adds its result into it in place): None
 // gives nullptr; else a Tensor, or a writeable float32 ndarray, of exactly
 // `shape`, dense row-major (plain). ValueError naming fn and arg otherwise.

@@ -23,16 +23,106 @@ void check_same_shape(const char* fn, const Tensor& a, const Tensor& b) {
     }
 }
 
-py::tuple shape_tuple(const Tensor& t) {
-    py::tuple s(t.shape().size());
-    for (std::size_t i = 0; i < t.shape().size(); ++i) s[i] = t.shape()[i];
-    return s;
-}
-
 template <class Body>
 auto guarded(const char* fn, const Tensor& t, Body&& body) {
     return guard_dnnl(fn, [&] { return "tensor " + shape_str(t.shape()) + " " + t.format(); },
                       std::forward<Body>(body));
+}
+
+
+// The attributes the small-work path reads per op of every device array
+// (shape, dtype, ...), as CPython getters: through pybind11's dispatcher and
+// type casters each read cost ~600 instructions, here ~100.
+const Tensor* getter_self(PyObject* self) {
+    const TensorPtr* held = tensor_holder(self);
+    if (held == nullptr) PyErr_SetString(PyExc_TypeError, "Tensor: not initialized");
+    return held == nullptr ? nullptr : held->get();
+}
+
+PyObject* get_shape(PyObject* self, void*) {
+    const Tensor* t = getter_self(self);
+    if (t == nullptr) return nullptr;
+    const Shape& shape = t->shape();
+    PyObject* s = PyTuple_New(static_cast<Py_ssize_t>(shape.size()));
+    if (s == nullptr) return nullptr;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        PyObject* d = PyLong_FromLongLong(static_cast<long long>(shape[i]));
+        if (d == nullptr) {
+            Py_DECREF(s);
+            return nullptr;
+        }
+        PyTuple_SET_ITEM(s, static_cast<Py_ssize_t>(i), d);
+    }
+    return s;
+}
+
+PyObject* get_ndim(PyObject* self, void*) {
+    const Tensor* t = getter_self(self);
+    return t == nullptr ? nullptr : PyLong_FromLong(t->ndim());
+}
+
+PyObject* get_size(PyObject* self, void*) {
+    const Tensor* t = getter_self(self);
+    return t == nullptr ? nullptr : PyLong_FromLongLong(static_cast<long long>(t->size()));
+}
+
+PyObject* get_dtype(PyObject* self, void*) {
+    const Tensor* t = getter_self(self);
+    if (t == nullptr) return nullptr;
+    try {
+        return numpy_dtype(t->dtype()).release().ptr();
+    } catch (py::error_already_set& e) {
+        e.restore();
+        return nullptr;
+    }
+}
+
+PyObject* get_storage_dtype(PyObject* self, void*) {
+    const Tensor* t = getter_self(self);
+    if (t == nullptr) return nullptr;
+    // (interned once, never freed)
+    static PyObject* const bf16 = PyUnicode_InternFromString("bfloat16");
+    static PyObject* const f32 = PyUnicode_InternFromString("float32");
+    PyObject* s = t->dtype() == memory::data_type::bf16 ? bf16 : f32;
+    if (s == nullptr) return nullptr;
+    Py_INCREF(s);
+    return s;
+}
+
+PyObject* get_is_plain(PyObject* self, void*) {
+    const Tensor* t = getter_self(self);
+    if (t == nullptr) return nullptr;
+    try {
+        return PyBool_FromLong(t->is_plain() ? 1 : 0);
+    } catch (const std::exception& e) {  // (a desc query: cannot fail for a made tensor)
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        return nullptr;
+    }
+}
+
+PyGetSetDef g_fast_getters[] = {
+    {"shape", get_shape, nullptr, "The logical shape (NumPy order).", nullptr},
+    {"ndim", get_ndim, nullptr, "The number of dimensions.", nullptr},
+    {"size", get_size, nullptr, "The number of elements.", nullptr},
+    {"dtype", get_dtype, nullptr,
+     "The logical NumPy dtype: float32 (also for bfloat16 storage, which NumPy lacks).",
+     nullptr},
+    {"storage_dtype", get_storage_dtype, nullptr,
+     "How the buffer stores the values: 'float32' or 'bfloat16' (mixed_bf16 activations).",
+     nullptr},
+    {"is_plain", get_is_plain, nullptr, "True for plain row-major (C order) layout.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+void add_fast_getters(py::handle cls) {
+    auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+    for (PyGetSetDef* def = g_fast_getters; def->name != nullptr; ++def) {
+        py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewGetSet(type, def));
+        if (!descr) throw py::error_already_set();
+        if (PyObject_SetAttrString(cls.ptr(), def->name, descr.ptr()) != 0) {
+            throw py::error_already_set();
+        }
+    }
 }
 
 }  // namespace
@@ -43,8 +133,14 @@ void register_tensor(py::module_& m) {
         [](const py::tuple& tensors) {
             py::tuple out(tensors.size());
             for (std::size_t i = 0; i < tensors.size(); ++i) {
-                const Tensor& t = tensors[i].cast<const Tensor&>();
-                out[i] = reinterpret_cast<std::uintptr_t>(t.data());
+                const TensorPtr* held = tensor_holder(tensors[i].ptr());
+                if (held == nullptr) {
+                    throw py::type_error("data_ptrs: expected a tuple of Tensors, got an "
+                                         "element of type " +
+                                         std::string(py::str(py::type::handle_of(tensors[i])
+                                                                 .attr("__name__"))));
+                }
+                out[i] = reinterpret_cast<std::uintptr_t>((*held)->data());
             }
             return out;
         },
@@ -72,28 +168,10 @@ Create one with Tensor.from_numpy(a); read it back with to_numpy().
         .def("to_numpy", &Tensor::to_numpy,
              "A new C-contiguous float32 ndarray of the logical shape (reordered from "
              "the tensor's layout).")
-        .def_property_readonly("shape", &shape_tuple, "The logical shape (NumPy order).")
-        .def_property_readonly("ndim", &Tensor::ndim)
-        .def_property_readonly("size", &Tensor::size)
-        .def_property_readonly("dtype", [](const Tensor& t) { return numpy_dtype(t.dtype()); },
-                               "The logical NumPy dtype: float32 (also for bfloat16 storage, "
-                               "which NumPy lacks).")
-        .def_property_readonly(
-            "storage_dtype",
-            [](const Tensor& t) -> py::str {
-                // (interned once: read per op on the small-work path)
-                static const py::str* bf16 = new py::str("bfloat16");
-                static const py::str* f32 = new py::str("float32");
-                return t.dtype() == memory::data_type::bf16 ? *bf16 : *f32;
-            },
-            "How the buffer stores the values: 'float32' or 'bfloat16' (mixed_bf16 "
-            "activations).")
         .def_property_readonly("nbytes", &Tensor::nbytes,
                                "Bytes of the physical buffer (padding included).")
         .def_property_readonly("format", &Tensor::format,
                                "The layout, e.g. 'abcd', 'acdb', 'aBcd16b'.")
-        .def_property_readonly("is_plain", &Tensor::is_plain,
-                               "True for plain row-major (C order) layout.")
         .def_property_readonly("has_padding", &Tensor::has_padding,
                                "True when a blocked layout pads some axis.")
         .def_property_readonly("desc_key", [](const Tensor& t) { return desc_key(t.desc()); },
@@ -177,6 +255,8 @@ Create one with Tensor.from_numpy(a); read it back with to_numpy().
                     "A zero tensor with t's shape and layout.")
         .def_static("empty_like", &Tensor::empty_like, py::arg("t"),
                     "An uninitialized tensor with t's shape and layout.");
+    set_tensor_type(cls.ptr());
+    add_fast_getters(cls);
 
     m.def(
         "to_bfloat16",

@@ -390,6 +390,49 @@ def test_plain_views_reads_an_ops_inputs_in_one_call():
                                      s.view(numpy.uint32))
 
 
+def test_attributes_read_without_the_dispatcher():
+    # shape, ndim, size, dtype, storage_dtype and is_plain are CPython
+    # getters reading the instance directly (the small-work path reads them
+    # per op): the same answers as the buffer's, for every layout and
+    # storage, and clear errors instead of a crash on what is no tensor
+    native = intel64.native()
+    for shape in ((2, 3, 4, 5), (0, 3), (2, 0, 5), (1,), (7,),
+                  (2, 1, 3, 1, 2)):
+        a = _a(shape)
+        for t in (intel64.from_numpy(a), native.to_bfloat16(a)):
+            assert type(t.shape) is tuple and t.shape == shape
+            assert all(type(d) is int for d in t.shape)
+            assert t.ndim == len(shape) and type(t.ndim) is int
+            assert t.size == a.size and type(t.size) is int
+            assert t.dtype == numpy.float32 and t.is_plain is True
+    assert native.to_bfloat16(_a()).storage_dtype == 'bfloat16'
+    assert intel64.from_numpy(_a()).storage_dtype == 'float32'
+    laid_out = _nhwc(_a())
+    assert laid_out.shape == (2, 3, 4, 5) and laid_out.is_plain is False
+    assert laid_out.format == 'acdb'
+
+    class Sub(intel64.mdarray):  # a Python subclass reads the same way
+        pass
+    s = Sub(_a((3, 4)))
+    assert s.shape == (3, 4) and s.dtype == numpy.float32 and s.is_plain
+    views = native.plain_views((s,))
+    numpy.testing.assert_array_equal(views[0], _a((3, 4)))
+    assert native.data_ptrs((s,)) == (s.data_ptr,)
+    bare = intel64.mdarray.__new__(intel64.mdarray)  # no __init__ ran
+    for name in ('shape', 'ndim', 'size', 'dtype', 'storage_dtype',
+                 'is_plain'):
+        with pytest.raises(TypeError, match='not initialized'):
+            getattr(bare, name)
+        with pytest.raises(TypeError):
+            getattr(intel64.mdarray, name).__get__(numpy.zeros(3))
+    assert native.plain_views((bare,)) is None
+    with pytest.raises(TypeError, match='data_ptrs: expected a tuple of '
+                       'Tensors, got an element of type int'):
+        native.data_ptrs((intel64.from_numpy(_a()), 3))
+    with pytest.raises(TypeError, match='expected x to be a float32'):
+        native.to_bfloat16(bare)
+
+
 def test_plain_views_from_several_threads():
     native = intel64.native()
     arrays = [_a((4, 5), seed) for seed in range(4)]
