@@ -1,12 +1,15 @@
-// Element-wise optimizer updates in one pass over a parameter (Adam), for
-// cpuframe.optimizers on NumPy parameters. Each kernel performs exactly the
+// Element-wise optimizer updates in one pass over a parameter (Adam, momentum
+// SGD, SGD), for cpuframe.optimizers on NumPy parameters (and on the flat
+// views of an Intel64 parameter's buffers). Each kernel performs exactly the
 // float32 operations of the rule's NumPy code, in the same order, each
 // rounded once (this file is compiled with -ffp-contract=off: no fused
 // multiply-add), so the parameters and moments are bit for bit those of the
 // NumPy path; the gain is one pass and one call instead of ~14 NumPy calls
-// and their temporaries per parameter.
+// and their temporaries per parameter (momentum SGD: 4 passes and a
+// temporary -> 1 pass; ResNet-50's 25.6M parameters are ~100 MB each).
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -23,6 +26,18 @@ namespace {
 bool fits(const py::array& a, py::ssize_t n, bool write) {
     return py::isinstance<py::array_t<float>>(a) && (a.flags() & py::array::c_style) &&
            a.size() == n && (!write || a.writeable());
+}
+
+// Whether any two of the float ranges [ptrs[i], ptrs[i] + n) share memory (a
+// view of one buffer in two roles: NumPy's in-place operations then read
+// copies, a single pass would not).
+bool any_overlap(std::initializer_list<const float*> ptrs, std::int64_t n) {
+    for (auto a = ptrs.begin(); a != ptrs.end(); ++a) {
+        for (auto b = a + 1; b != ptrs.end(); ++b) {
+            if (*a < *b + n && *b < *a + n) return true;
+        }
+    }
+    return false;
 }
 
 // AdamRule._update_in_place's arithmetic (cpuframe/optimizers/adam.py):
@@ -93,7 +108,7 @@ bool adam_update_f32(py::array param, py::array grad, py::array m, py::array v, 
     float* pm = static_cast<float*>(m.mutable_data());
     float* pv = static_cast<float*>(v.mutable_data());
     const float* g = static_cast<const float*>(grad.data());
-    if (p == pm || p == pv || pm == pv || g == p || g == pm || g == pv) return false;
+    if (any_overlap({p, pm, pv, g}, n)) return false;
     const float fc1 = static_cast<float>(c1), fc2 = static_cast<float>(c2);
     const float feps = static_cast<float>(eps), fa = static_cast<float>(alpha_t);
     const float fwd = static_cast<float>(weight_decay), feta = static_cast<float>(eta);
@@ -108,6 +123,102 @@ bool adam_update_f32(py::array param, py::array grad, py::array m, py::array v, 
     return true;
 }
 
+// Whether a Python float rounds to a float32 the way NumPy rounds it in a
+// float32 operation: every value but a finite one beyond float32's range
+// (NumPy 1.x then computes in float64; NumPy 2 overflows to inf).
+bool rounds_as_numpy(double x) {
+    return !std::isfinite(x) || std::isfinite(static_cast<float>(x));
+}
+
+// MomentumSGDRule.step's arithmetic (cpuframe/optimizers/momentum_sgd.py):
+//   v *= momentum; t = lr * g; v -= t; p += v
+// and SGD's (sgd.py): t = lr * g; p -= t; every scalar rounded to float32.
+__attribute__((always_inline)) inline void momentum_pass(float* __restrict p,
+                                                         const float* __restrict g,
+                                                         float* __restrict pv, std::int64_t n,
+                                                         float lr, float mu) {
+    for (std::int64_t i = 0; i < n; ++i) {
+        float vi = pv[i] * mu;
+        const float t = lr * g[i];
+        vi = vi - t;
+        pv[i] = vi;
+        p[i] = p[i] + vi;
+    }
+}
+
+__attribute__((always_inline)) inline void sgd_pass(float* __restrict p,
+                                                    const float* __restrict g, std::int64_t n,
+                                                    float lr) {
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float t = lr * g[i];
+        p[i] = p[i] - t;
+    }
+}
+
+void momentum_baseline(float* p, const float* g, float* pv, std::int64_t n, float lr, float mu) {
+    momentum_pass(p, g, pv, n, lr, mu);
+}
+
+void sgd_baseline(float* p, const float* g, std::int64_t n, float lr) { sgd_pass(p, g, n, lr); }
+
+#if CPUFRAME_SIMD_X86
+__attribute__((target("avx2"))) void momentum_avx2(float* p, const float* g, float* pv,
+                                                   std::int64_t n, float lr, float mu) {
+    momentum_pass(p, g, pv, n, lr, mu);
+}
+
+__attribute__((target("avx2"))) void sgd_avx2(float* p, const float* g, std::int64_t n,
+                                              float lr) {
+    sgd_pass(p, g, n, lr);
+}
+#endif
+
+// Momentum SGD's update of one parameter: false, having done nothing, unless
+// param and v are writeable and the three are distinct C-contiguous float32
+// arrays of one size and lr and momentum round to float32 as NumPy rounds
+// them (the caller then runs the NumPy code).
+bool momentum_sgd_update_f32(py::array param, py::array grad, py::array v, double lr,
+                             double momentum) {
+    const py::ssize_t n = param.size();
+    if (!fits(param, n, true) || !fits(v, n, true) || !fits(grad, n, false) ||
+        !rounds_as_numpy(lr) || !rounds_as_numpy(momentum)) {
+        return false;
+    }
+    float* p = static_cast<float*>(param.mutable_data());
+    float* pv = static_cast<float*>(v.mutable_data());
+    const float* g = static_cast<const float*>(grad.data());
+    if (any_overlap({p, pv, g}, n)) return false;
+    const float flr = static_cast<float>(lr), fmu = static_cast<float>(momentum);
+    py::gil_scoped_release release;
+#if CPUFRAME_SIMD_X86
+    if (kernel_isa() != KernelIsa::scalar) {
+        momentum_avx2(p, g, pv, n, flr, fmu);
+        return true;
+    }
+#endif
+    momentum_baseline(p, g, pv, n, flr, fmu);
+    return true;
+}
+
+// SGD's update of one parameter, as momentum_sgd_update_f32 without v.
+bool sgd_update_f32(py::array param, py::array grad, double lr) {
+    const py::ssize_t n = param.size();
+    if (!fits(param, n, true) || !fits(grad, n, false) || !rounds_as_numpy(lr)) return false;
+    float* p = static_cast<float*>(param.mutable_data());
+    const float* g = static_cast<const float*>(grad.data());
+    if (any_overlap({p, g}, n)) return false;
+    const float flr = static_cast<float>(lr);
+    py::gil_scoped_release release;
+#if CPUFRAME_SIMD_X86
+    if (kernel_isa() != KernelIsa::scalar) {
+        sgd_avx2(p, g, n, flr);
+        return true;
+    }
+#endif
+    sgd_baseline(p, g, n, flr);
+    return true;
+}
+
 }  // namespace
 
 void register_optimizer(py::module_& m) {
@@ -117,6 +228,17 @@ void register_optimizer(py::module_& m) {
           "Adam's update of one float32 parameter in place (NumPy's arithmetic, "
           "bit for bit); False (nothing done) unless all four arrays are "
           "C-contiguous float32 of one size, the parameter and moments writeable.");
+    m.def("momentum_sgd_update_f32", &momentum_sgd_update_f32, py::arg("param"),
+          py::arg("grad"), py::arg("v"), py::arg("lr"), py::arg("momentum"),
+          "MomentumSGD's update of one float32 parameter in place (v *= momentum; "
+          "v -= lr * grad; param += v: NumPy's arithmetic, bit for bit); False (nothing "
+          "done) unless the three arrays are distinct C-contiguous float32 of one size, "
+          "param and v writeable, and lr and momentum within float32's range.");
+    m.def("sgd_update_f32", &sgd_update_f32, py::arg("param"), py::arg("grad"), py::arg("lr"),
+          "SGD's update of one float32 parameter in place (param -= lr * grad: NumPy's "
+          "arithmetic, bit for bit); False (nothing done) unless both arrays are "
+          "distinct C-contiguous float32 of one size, param writeable, and lr within "
+          "float32's range.");
 }
 
 }  // namespace cpuframe

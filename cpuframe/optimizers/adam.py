@@ -7,6 +7,7 @@ import numpy
 
 from cpuframe import backend, optimizer
 from cpuframe.optimizers._checks import check_bool, check_real
+from cpuframe.optimizers._native import numpy_raises as _numpy_raises
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.alpha = 0.001
@@ -89,31 +90,6 @@ def _values(hp, names):
         return None
 
 
-# NumPy's floating-point error state (NumPy >= 2: a context variable whose
-# value changes object when the state changes): the last answer is kept
-# for the state object it was computed from.
-_errstate_var = getattr(getattr(getattr(numpy, '_core', None),
-                                '_ufunc_config', None),
-                        '_extobj_contextvar', None)
-_errstate_seen = [None, None]
-
-
-def _numpy_raises():
-    """Whether NumPy is set to raise (or call) on a floating-point error,
-    which the native kernel would not do."""
-    if _errstate_var is not None:
-        state = _errstate_var.get()
-        if state is _errstate_seen[0]:
-            return _errstate_seen[1]
-    err = numpy.geterr()
-    raises = err['over'] in _RAISING or err['invalid'] in _RAISING or \
-        err['divide'] in _RAISING
-    if _errstate_var is not None:
-        _errstate_seen[:] = [state, raises]
-    return raises
-
-
-_RAISING = ('raise', 'call')
 
 
 def _intermediate_dtype(dtype):

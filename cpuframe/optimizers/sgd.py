@@ -1,6 +1,32 @@
 """Plain stochastic gradient descent."""
+import numpy
+
 from cpuframe import optimizer
+from cpuframe.optimizers import _native
 from cpuframe.optimizers._checks import check_real
+
+_ndarray = numpy.ndarray
+_kernel = []
+
+
+def _sgd_kernel():
+    """The native ``sgd_update_f32`` (csrc/optimizer.cpp), or None."""
+    if not _kernel:
+        _kernel.append(_native.kernel('sgd_update_f32'))
+    return _kernel[0]
+
+
+def _step(data, grad, lr):
+    """``data -= lr * grad``: on float32 NumPy arrays one native pass, the
+    same operations bit for bit (no temporary)."""
+    if type(data) is _ndarray and type(grad) is _ndarray and \
+            _native.float32_scalar(lr):
+        kernel = _kernel[0] if _kernel else _sgd_kernel()
+        if kernel is not None and not _native.numpy_raises() and \
+                kernel(data, grad, lr):
+            return
+    data -= lr * grad
+
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
@@ -25,8 +51,7 @@ class SGDRule(optimizer.UpdateRule):
         grad = param.grad
         if grad is None:
             return
-        data = param.array
-        data -= self.hyperparam.lr * grad
+        _step(param.array, grad, self.hyperparam.lr)
 
     update_core_gpu = update_core_cpu
 
@@ -56,7 +81,7 @@ class _SharedStep:
         if state:
             return False
         rule.t += 1
-        data -= self.lr * grad
+        _step(data, grad, self.lr)
         return True
 
 
