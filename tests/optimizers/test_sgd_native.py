@@ -5,6 +5,7 @@ and denormal values; what the kernels do not take (layouts, dtypes, shared
 buffers, float64 hyperparameters, NumPy set to raise) runs the NumPy code."""
 import numpy
 import pytest
+from testhelpers.threads import run_in_threads
 
 import cpuframe
 from cpuframe.backends import intel64
@@ -241,3 +242,27 @@ def test_a_subclass_step_is_its_own():
         results.append(model.W.array.copy())
     numpy.testing.assert_array_equal(results[0], [[0.75, 0.75]])
     numpy.testing.assert_array_equal(results[1], [[0.5, 0.5]])
+
+
+def test_kernels_from_several_threads():
+    # each thread its own arrays (the GIL is released during a pass): every
+    # result is the NumPy code's
+    momentum = _native.kernel('momentum_sgd_update_f32')
+    plain = _native.kernel('sgd_update_f32')
+
+    def work():
+        rng = numpy.random.default_rng()
+        for _ in range(50):
+            n = int(rng.integers(1, 70000))
+            data, v, grad = (rng.standard_normal(n).astype(numpy.float32)
+                             for _ in range(3))
+            want_data, want_v = data.copy(), v.copy()
+            want_v *= 0.9
+            want_v -= 0.01 * grad
+            want_data += want_v
+            assert momentum(data, grad, v, 0.01, 0.9)
+            assert _same(data, want_data) and _same(v, want_v)
+            want_data -= 0.5 * grad
+            assert plain(data, grad, 0.5)
+            assert _same(data, want_data)
+    assert run_in_threads(work, 4) == []
