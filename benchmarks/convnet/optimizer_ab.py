@@ -31,13 +31,24 @@ def measure(model_name, insize, batch, device, optimizer_name, rounds,
             warmup=2):
     """{'native': (step seconds, ...), 'numpy': ...} and the same for the
     update alone: ``rounds`` pairs of steps per side."""
-    import numpy
-
     import cpuframe
-    from cpuframe.optimizers import momentum_sgd, sgd
     models = _models()
+    saved = cpuframe.global_config.use_ideep
     cpuframe.global_config.use_ideep = 'never' if device == '@numpy' \
         else 'always'
+    try:
+        return _alternate(cpuframe, models, model_name, insize, batch,
+                          device, optimizer_name, rounds, warmup)
+    finally:
+        # (a caller in the same process, e.g. a test, keeps its setting)
+        cpuframe.global_config.use_ideep = saved
+
+
+def _alternate(cpuframe, models, model_name, insize, batch, device,
+               optimizer_name, rounds, warmup):
+    import numpy
+
+    from cpuframe.optimizers import momentum_sgd, sgd
     model = models.build(model_name, insize)
     model.to_device(device)
     rng = numpy.random.default_rng(0)

@@ -1,8 +1,9 @@
 """benchmarks/convnet/optimizer_ab.py runs both sides and leaves the
-optimizer kernels switched on."""
+optimizer kernels switched on and the global configuration as it was."""
 import importlib.util
 from pathlib import Path
 
+import cpuframe
 from cpuframe.optimizers import momentum_sgd, sgd
 
 PATH = Path(__file__).resolve().parents[2] / 'benchmarks' / 'convnet' / \
@@ -17,6 +18,7 @@ def _module():
 
 
 def test_both_sides_measured_on_a_small_model(capsys):
+    before = cpuframe.global_config.use_ideep
     steps, updates = _module().main([
         '--model', 'alexnet', '--insize', '63', '--batch', '2',
         '--device', '@numpy', '--optimizer', 'SGD', '--rounds', '1'])
@@ -28,3 +30,4 @@ def test_both_sides_measured_on_a_small_model(capsys):
     assert 'native' in out and 'numpy' in out
     assert momentum_sgd._kernel == [] or momentum_sgd._kernel[0] is not None
     assert sgd._kernel == [] or sgd._kernel[0] is not None
+    assert cpuframe.global_config.use_ideep == before  # (restored)
