@@ -6,6 +6,7 @@ import warnings
 import numpy
 
 from cpuframe import backend, optimizer
+from cpuframe.optimizers import _native
 from cpuframe.optimizers._checks import check_bool, check_real
 from cpuframe.optimizers._native import numpy_raises as _numpy_raises
 
@@ -43,9 +44,7 @@ _kernel = []
 def _native_kernel():
     """The native ``adam_update_f32`` (csrc/optimizer.cpp), or None."""
     if not _kernel:
-        from cpuframe.backends import intel64
-        mod = intel64.native() if intel64.is_ideep_available() else None
-        _kernel.append(getattr(mod, 'adam_update_f32', None))
+        _kernel.append(_native.kernel('adam_update_f32'))
     return _kernel[0]
 
 
@@ -88,8 +87,6 @@ def _values(hp, names):
         return names(d)
     except KeyError:
         return None
-
-
 
 
 def _intermediate_dtype(dtype):
