@@ -97,7 +97,6 @@ def main(argv=None):
                         choices=('MomentumSGD', 'SGD'))
     parser.add_argument('--rounds', type=int, default=5)
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(HERE.parent.parent))
     steps, updates = measure(args.model, args.insize, args.batch, args.device,
                              args.optimizer, args.rounds)
     print('{} {}x{} batch {} on {}, {}: ms, fastest / median of {}'.format(
@@ -112,4 +111,7 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
+    # (run as a script: the checkout's cpuframe where it is not installed;
+    # a caller's own sys.path is left alone)
+    sys.path.insert(0, str(HERE.parent.parent))
     main()

@@ -1,6 +1,8 @@
 """benchmarks/convnet/optimizer_ab.py runs both sides and leaves the
-optimizer kernels switched on and the global configuration as it was."""
+optimizer kernels switched on, the global configuration and sys.path as
+they were."""
 import importlib.util
+import sys
 from pathlib import Path
 
 import cpuframe
@@ -19,6 +21,7 @@ def _module():
 
 def test_both_sides_measured_on_a_small_model(capsys):
     before = cpuframe.global_config.use_ideep
+    path_before = list(sys.path)
     steps, updates = _module().main([
         '--model', 'alexnet', '--insize', '63', '--batch', '2',
         '--device', '@numpy', '--optimizer', 'SGD', '--rounds', '1'])
@@ -31,3 +34,6 @@ def test_both_sides_measured_on_a_small_model(capsys):
     assert momentum_sgd._kernel == [] or momentum_sgd._kernel[0] is not None
     assert sgd._kernel == [] or sgd._kernel[0] is not None
     assert cpuframe.global_config.use_ideep == before  # (restored)
+    # (sys.path untouched: a worker process spawned later must not import
+    # the checkout's cpuframe, which may lack the native module)
+    assert sys.path == path_before
