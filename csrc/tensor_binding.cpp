@@ -29,7 +29,6 @@ auto guarded(const char* fn, const Tensor& t, Body&& body) {
                       std::forward<Body>(body));
 }
 
-
 // The attributes the small-work path reads per op of every device array
 // (shape, dtype, ...), as CPython getters: through pybind11's dispatcher and
 // type casters each read cost ~600 instructions, here ~100.
