@@ -7,6 +7,7 @@
 // NumPy path; the gain is one pass and one call instead of ~14 NumPy calls
 // and their temporaries per parameter (momentum SGD: 4 passes and a
 // temporary -> 1 pass; ResNet-50's 25.6M parameters are ~100 MB each).
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -22,10 +23,17 @@ namespace py = pybind11;
 namespace cpuframe {
 namespace {
 
-// Whether ``a`` is a C-contiguous float32 array of n values (writeable if asked).
-bool fits(const py::array& a, py::ssize_t n, bool write) {
-    return py::isinstance<py::array_t<float>>(a) && (a.flags() & py::array::c_style) &&
-           a.size() == n && (!write || a.writeable());
+// Whether ``a`` is a C-contiguous float32 array of ``ref``'s shape (writeable
+// if asked): NumPy would broadcast, or refuse, arrays of other shapes.
+bool fits(const py::array& a, const py::array& ref, bool write) {
+    if (!py::isinstance<py::array_t<float>>(a) || !(a.flags() & py::array::c_style) ||
+        (write && !a.writeable()) || a.ndim() != ref.ndim()) {
+        return false;
+    }
+    for (py::ssize_t i = 0; i < a.ndim(); ++i) {
+        if (a.shape(i) != ref.shape(i)) return false;
+    }
+    return true;
 }
 
 // Whether any two of the float ranges [ptrs[i], ptrs[i] + n) share memory (a
@@ -100,8 +108,8 @@ bool adam_update_f32(py::array param, py::array grad, py::array m, py::array v, 
                      double c2, double eps, double alpha_t, double weight_decay,
                      double eta) {
     const py::ssize_t n = param.size();
-    if (!fits(param, n, true) || !fits(m, n, true) || !fits(v, n, true) ||
-        !fits(grad, n, false)) {
+    if (!fits(param, param, true) || !fits(m, param, true) || !fits(v, param, true) ||
+        !fits(grad, param, false)) {
         return false;
     }
     float* p = static_cast<float*>(param.mutable_data());
@@ -123,11 +131,12 @@ bool adam_update_f32(py::array param, py::array grad, py::array m, py::array v, 
     return true;
 }
 
-// Whether a Python float rounds to a float32 the way NumPy rounds it in a
-// float32 operation: every value but a finite one beyond float32's range
-// (NumPy 1.x then computes in float64; NumPy 2 overflows to inf).
+// Whether NumPy computes with a Python float as a float32 in a float32
+// operation: every value but a finite one beyond float32's largest (NumPy
+// 1.x then computes in float64; NumPy 2 rounds it to float32's largest or
+// to inf).
 bool rounds_as_numpy(double x) {
-    return !std::isfinite(x) || std::isfinite(static_cast<float>(x));
+    return !std::isfinite(x) || std::fabs(x) <= static_cast<double>(FLT_MAX);
 }
 
 // MomentumSGDRule.step's arithmetic (cpuframe/optimizers/momentum_sgd.py):
@@ -175,12 +184,12 @@ __attribute__((target("avx2"))) void sgd_avx2(float* p, const float* g, std::int
 
 // Momentum SGD's update of one parameter: false, having done nothing, unless
 // param and v are writeable and the three are distinct C-contiguous float32
-// arrays of one size and lr and momentum round to float32 as NumPy rounds
+// arrays of one shape and lr and momentum round to float32 as NumPy rounds
 // them (the caller then runs the NumPy code).
 bool momentum_sgd_update_f32(py::array param, py::array grad, py::array v, double lr,
                              double momentum) {
     const py::ssize_t n = param.size();
-    if (!fits(param, n, true) || !fits(v, n, true) || !fits(grad, n, false) ||
+    if (!fits(param, param, true) || !fits(v, param, true) || !fits(grad, param, false) ||
         !rounds_as_numpy(lr) || !rounds_as_numpy(momentum)) {
         return false;
     }
@@ -203,7 +212,9 @@ bool momentum_sgd_update_f32(py::array param, py::array grad, py::array v, doubl
 // SGD's update of one parameter, as momentum_sgd_update_f32 without v.
 bool sgd_update_f32(py::array param, py::array grad, double lr) {
     const py::ssize_t n = param.size();
-    if (!fits(param, n, true) || !fits(grad, n, false) || !rounds_as_numpy(lr)) return false;
+    if (!fits(param, param, true) || !fits(grad, param, false) || !rounds_as_numpy(lr)) {
+        return false;
+    }
     float* p = static_cast<float*>(param.mutable_data());
     const float* g = static_cast<const float*>(grad.data());
     if (any_overlap({p, g}, n)) return false;
@@ -227,17 +238,17 @@ void register_optimizer(py::module_& m) {
           py::arg("alpha_t"), py::arg("weight_decay"), py::arg("eta"),
           "Adam's update of one float32 parameter in place (NumPy's arithmetic, "
           "bit for bit); False (nothing done) unless all four arrays are "
-          "C-contiguous float32 of one size, the parameter and moments writeable.");
+          "C-contiguous float32 of one shape, the parameter and moments writeable.");
     m.def("momentum_sgd_update_f32", &momentum_sgd_update_f32, py::arg("param"),
           py::arg("grad"), py::arg("v"), py::arg("lr"), py::arg("momentum"),
           "MomentumSGD's update of one float32 parameter in place (v *= momentum; "
           "v -= lr * grad; param += v: NumPy's arithmetic, bit for bit); False (nothing "
-          "done) unless the three arrays are distinct C-contiguous float32 of one size, "
+          "done) unless the three arrays are distinct C-contiguous float32 of one shape, "
           "param and v writeable, and lr and momentum within float32's range.");
     m.def("sgd_update_f32", &sgd_update_f32, py::arg("param"), py::arg("grad"), py::arg("lr"),
           "SGD's update of one float32 parameter in place (param -= lr * grad: NumPy's "
           "arithmetic, bit for bit); False (nothing done) unless both arrays are "
-          "distinct C-contiguous float32 of one size, param writeable, and lr within "
+          "distinct C-contiguous float32 of one shape, param writeable, and lr within "
           "float32's range.");
 }
 

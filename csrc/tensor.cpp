@@ -558,16 +558,30 @@ std::string shape_str(const Shape& shape) {
 memory::dims to_dims(const Shape& shape) { return memory::dims(shape.begin(), shape.end()); }
 
 namespace {
-PyTypeObject* g_tensor_type = nullptr;  // (set once at import, the GIL held)
+// (both set once at import, the GIL held)
+PyTypeObject* g_tensor_type = nullptr;
+const py::detail::type_info* g_tensor_tinfo = nullptr;
 }  // namespace
 
-void set_tensor_type(PyObject* type) { g_tensor_type = reinterpret_cast<PyTypeObject*>(type); }
+void set_tensor_type(PyObject* type) {
+    g_tensor_type = reinterpret_cast<PyTypeObject*>(type);
+    g_tensor_tinfo = py::detail::get_type_info(typeid(Tensor));
+}
 
 const TensorPtr* tensor_holder(PyObject* obj) {
     if (g_tensor_type == nullptr || !PyObject_TypeCheck(obj, g_tensor_type)) return nullptr;
-    // (Tensor has one C++ type and no C++ bases: its value and holder are
-    // the instance's first, as pybind11's own fast path reads them)
-    auto vh = reinterpret_cast<py::detail::instance*>(obj)->get_value_and_holder();
+    auto* inst = reinterpret_cast<py::detail::instance*>(obj);
+    py::detail::value_and_holder vh;
+    if (inst->simple_layout) {
+        // One pybind11 base, which the type check says is Tensor (Tensor
+        // itself or a Python subclass of it alone): its value and holder are
+        // the instance's only ones.
+        vh = inst->get_value_and_holder();
+    } else {
+        // A Python class with several pybind11 bases: Tensor's own slot.
+        vh = inst->get_value_and_holder(g_tensor_tinfo, false);
+        if (vh.inst == nullptr) return nullptr;
+    }
     if (!vh.holder_constructed()) return nullptr;  // (Tensor.__new__ without __init__)
     return &vh.holder<TensorPtr>();
 }

@@ -83,7 +83,7 @@ PyObject* get_storage_dtype(PyObject* self, void*) {
     static PyObject* const bf16 = PyUnicode_InternFromString("bfloat16");
     static PyObject* const f32 = PyUnicode_InternFromString("float32");
     PyObject* s = t->dtype() == memory::data_type::bf16 ? bf16 : f32;
-    if (s == nullptr) return nullptr;
+    if (s == nullptr) return PyErr_NoMemory();  // (interning failed at the first call)
     Py_INCREF(s);
     return s;
 }

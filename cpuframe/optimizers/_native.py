@@ -26,15 +26,23 @@ def kernel(name):
     return found
 
 
+# The Python ints NumPy multiplies with a float32 array in float32: NumPy
+# >= 2 casts every int to the array's dtype (NEP 50; exact up to 2^24);
+# NumPy 1.x casts by value, and from 2^16 (-2^15) the int's smallest type
+# (uint32, int32) makes the product float64.
+_INT_RANGE = (-16777216, 16777216) if \
+    int(numpy.__version__.split('.')[0]) >= 2 else (-32768, 65535)
+
+
 def float32_scalar(x):
     """Whether NumPy computes ``x * a`` (``a`` a float32 array) in float32
     with ``x`` rounded to float32, as the kernels do: a Python float, a
     small Python int, a NumPy float32 (not a bool, not a float64 NumPy
     scalar, whose product NumPy >= 2 computes in float64). The kernels
-    decline themselves a finite value beyond float32's range."""
+    decline themselves a finite value beyond float32's largest."""
     t = type(x)
     return t is float or t is numpy.float32 or (
-        t is int and -16777216 <= x <= 16777216)
+        t is int and _INT_RANGE[0] <= x <= _INT_RANGE[1])
 
 
 # NumPy's floating-point error state (NumPy >= 2: a context variable whose
@@ -43,20 +51,24 @@ def float32_scalar(x):
 _errstate_var = getattr(getattr(getattr(numpy, '_core', None),
                                 '_ufunc_config', None),
                         '_extobj_contextvar', None)
-_errstate_seen = [None, None]
+_errstate_seen = (None, None)     # (state, answer), replaced whole
 _RAISING = ('raise', 'call')
 
 
 def numpy_raises():
-    """Whether NumPy is set to raise (or call) on a floating-point error,
-    which a native kernel would not do."""
+    """Whether NumPy is set to raise (or call) on a floating-point error
+    (overflow, invalid, division by zero or underflow), which a native
+    kernel would not do. (Its warnings, NumPy's default for the first
+    three, a kernel does not give either, as a fused NumPy loop would not.)"""
+    global _errstate_seen
     if _errstate_var is not None:
         state = _errstate_var.get()
-        if state is _errstate_seen[0]:
-            return _errstate_seen[1]
+        seen = _errstate_seen
+        if state is seen[0]:
+            return seen[1]
     err = numpy.geterr()
     raises = err['over'] in _RAISING or err['invalid'] in _RAISING or \
-        err['divide'] in _RAISING
+        err['divide'] in _RAISING or err['under'] in _RAISING
     if _errstate_var is not None:
-        _errstate_seen[:] = [state, raises]
+        _errstate_seen = (state, raises)
     return raises

@@ -103,6 +103,15 @@ def test_kernels_decline_what_they_do_not_take():
         momentum(f.copy(), f[:4], f.copy(), 0.1, 0.9),           # sizes
         momentum(f.copy(), f, f.copy(), 1e39, 0.9),      # beyond float32
         momentum(f.copy(), f, f.copy(), 0.1, -1e39),
+        # just beyond float32's largest: float32 rounds it down, NumPy 1.x
+        # computes in float64
+        momentum(f.copy(), f, f.copy(), 3.4028235677973366e38 * (1 + 1e-12),
+                 0.9),
+        # one size, other shapes: NumPy broadcasts or refuses
+        momentum(f.copy().reshape(2, 4), f, f.copy().reshape(2, 4), 0.1, 0.9),
+        momentum(f.copy().reshape(2, 4), f.reshape(4, 2),
+                 f.copy().reshape(2, 4), 0.1, 0.9),
+        plain(f.copy().reshape(2, 4), f.reshape(4, 2), 0.1),
         plain(f.copy()[::2], f[:4], 0.1),
         plain(ro, f, 0.1),
         plain(f.copy(), f.astype(numpy.float64), 0.1),
@@ -130,11 +139,15 @@ def test_kernels_decline_what_they_do_not_take():
 
 
 def test_float32_scalar_says_which_values_numpy_computes_in_float32():
-    yes = (0.1, 3, 0, -16777216, numpy.float32(0.5), float('nan'), 1e39)
+    yes = (0.1, 3, 0, -32768, 65535, numpy.float32(0.5), float('nan'), 1e39)
     no = (True, numpy.float64(0.1), numpy.float16(0.5), 2 ** 30, '0.1',
           numpy.array(0.1, numpy.float32), None)
     assert all(_native.float32_scalar(x) for x in yes)
     assert not any(_native.float32_scalar(x) for x in no)
+    # what NumPy itself does with an int beyond 2^16, by its version
+    big = 100000
+    product = big * numpy.ones(2, numpy.float32)
+    assert _native.float32_scalar(big) == (product.dtype == numpy.float32)
 
 
 def _train(native, monkeypatch, optimizer, device='@numpy', lr=None,
@@ -205,6 +218,60 @@ def test_the_kernels_run_in_training(monkeypatch):
             .backward()
         opt.update()
     assert seen == ['momentum_sgd_update_f32'] * 2 + ['sgd_update_f32'] * 2
+
+
+def test_the_kernels_run_on_the_device_views(monkeypatch):
+    # on @intel64 a parameter's update runs on its plan's flat views once
+    # the plan exists (the second update on): the kernels take them
+    seen = []
+    real = _native.kernel('momentum_sgd_update_f32')
+
+    def spy(*args):
+        seen.append(all(type(a) is numpy.ndarray for a in args[:3]))
+        return real(*args)
+    monkeypatch.setattr(momentum_sgd, '_kernel', [spy])
+    model = cpuframe.links.Linear(3, 2)
+    model.to_device('@intel64')
+    opt = cpuframe.optimizers.MomentumSGD().setup(model)
+    x = model.W.device.send(numpy.ones((2, 3), numpy.float32))
+    for _ in range(3):
+        model.cleargrads()
+        cpuframe.functions.sum(model(x)).backward()
+        opt.update()
+    assert seen and all(seen) and len(seen) >= 4
+    assert intel64.is_native_array(model.W.array)
+
+
+def test_a_gradient_of_another_shape_is_numpy_s_error():
+    # one size, other shape (a parameter reshaped after its gradient was
+    # made): NumPy's broadcasting error, as before the kernels
+    for optimizer in (cpuframe.optimizers.MomentumSGD,
+                      cpuframe.optimizers.SGD,
+                      cpuframe.optimizers.Adam):
+        model = cpuframe.links.Linear(3, 2)
+        opt = optimizer().setup(model)
+        model.cleargrads()
+        cpuframe.functions.sum(model(numpy.ones((1, 3), numpy.float32))) \
+            .backward()
+        opt.update()                                     # state made
+        model.W.grad = numpy.ones((2, 3), numpy.float32)
+        model.W.array = model.W.array.reshape(3, 2)   # (not re-checked)
+        before = model.W.array.copy()
+        with pytest.raises(ValueError):
+            opt.update()
+        numpy.testing.assert_array_equal(model.W.array, before)
+
+
+def test_numpy_set_to_raise_on_underflow_keeps_the_numpy_path():
+    model = cpuframe.links.Linear(2, 2)
+    opt = cpuframe.optimizers.SGD(lr=1e-10).setup(model)
+    model.cleargrads()
+    cpuframe.functions.sum(model(numpy.ones((1, 2), numpy.float32))) \
+        .backward()
+    model.W.grad = numpy.full((2, 2), 1e-30, numpy.float32)
+    with numpy.errstate(under='raise'):
+        with pytest.raises(FloatingPointError):
+            opt.update()
 
 
 def test_numpy_errors_set_to_raise_keep_the_numpy_path():
