@@ -35,26 +35,6 @@ class _HP:
         self.eta = float(rng.random() * 2)
 
 
-def _isas():
-    order = ('scalar', 'avx2', 'avx512')
-    try:
-        best = intel64.native().kernel_isa_supported()
-    except Exception:  # noqa: BLE001 - no native module: skipped anyway
-        return ['scalar']
-    return list(order[:order.index(best) + 1])
-
-
-@pytest.fixture(params=_isas())
-def kernel_isa(request):
-    # the kernel's loop is compiled for the baseline ISA and for AVX2
-    # (vectorized: vsqrtps and vdivps round as the scalar operations do)
-    mod = intel64.native()
-    before = mod.kernel_isa()
-    mod.set_kernel_isa(request.param)
-    yield request.param
-    mod.set_kernel_isa(before)
-
-
 @pytest.mark.parametrize('seed', range(40))
 def test_kernel_is_the_numpy_code_bit_for_bit(seed, kernel_isa):
     rng = numpy.random.default_rng(seed)

@@ -21,24 +21,6 @@ def _same(a, b):
         numpy.array_equal(numpy.signbit(a), numpy.signbit(b))
 
 
-def _isas():
-    order = ('scalar', 'avx2', 'avx512')
-    try:
-        best = intel64.native().kernel_isa_supported()
-    except Exception:  # noqa: BLE001 - no native module: skipped anyway
-        return ['scalar']
-    return list(order[:order.index(best) + 1])
-
-
-@pytest.fixture(params=_isas())
-def kernel_isa(request):
-    mod = intel64.native()
-    before = mod.kernel_isa()
-    mod.set_kernel_isa(request.param)
-    yield request.param
-    mod.set_kernel_isa(before)
-
-
 def _special(rng, n):
     a = (rng.standard_normal(n) * 10.0 ** rng.integers(-40, 39)).astype(
         numpy.float32)
@@ -150,6 +132,12 @@ def test_float32_scalar_says_which_values_numpy_computes_in_float32():
     assert _native.float32_scalar(big) == (product.dtype == numpy.float32)
 
 
+def _backward(model, shape):
+    """Fresh gradients of sum(model(ones(shape))) in ``model``."""
+    model.cleargrads()
+    cpuframe.functions.sum(model(numpy.ones(shape, numpy.float32))).backward()
+
+
 def _train(native, monkeypatch, optimizer, device='@numpy', lr=None,
            steps=4):
     monkeypatch.setattr(momentum_sgd, '_kernel', [] if native else [None])
@@ -213,9 +201,7 @@ def test_the_kernels_run_in_training(monkeypatch):
                       cpuframe.optimizers.SGD):
         model = cpuframe.links.Linear(3, 2)
         opt = optimizer().setup(model)
-        model.cleargrads()
-        cpuframe.functions.sum(model(numpy.ones((2, 3), numpy.float32))) \
-            .backward()
+        _backward(model, (2, 3))
         opt.update()
     assert seen == ['momentum_sgd_update_f32'] * 2 + ['sgd_update_f32'] * 2
 
@@ -250,9 +236,7 @@ def test_a_gradient_of_another_shape_is_numpy_s_error():
                       cpuframe.optimizers.Adam):
         model = cpuframe.links.Linear(3, 2)
         opt = optimizer().setup(model)
-        model.cleargrads()
-        cpuframe.functions.sum(model(numpy.ones((1, 3), numpy.float32))) \
-            .backward()
+        _backward(model, (1, 3))
         opt.update()                                     # state made
         model.W.grad = numpy.ones((2, 3), numpy.float32)
         model.W.array = model.W.array.reshape(3, 2)   # (not re-checked)
@@ -265,9 +249,7 @@ def test_a_gradient_of_another_shape_is_numpy_s_error():
 def test_numpy_set_to_raise_on_underflow_keeps_the_numpy_path():
     model = cpuframe.links.Linear(2, 2)
     opt = cpuframe.optimizers.SGD(lr=1e-10).setup(model)
-    model.cleargrads()
-    cpuframe.functions.sum(model(numpy.ones((1, 2), numpy.float32))) \
-        .backward()
+    _backward(model, (1, 2))
     model.W.grad = numpy.full((2, 2), 1e-30, numpy.float32)
     with numpy.errstate(under='raise'):
         with pytest.raises(FloatingPointError):
@@ -279,9 +261,7 @@ def test_numpy_errors_set_to_raise_keep_the_numpy_path():
                       cpuframe.optimizers.SGD):
         model = cpuframe.links.Linear(2, 2)
         opt = optimizer(lr=10.0).setup(model)
-        model.cleargrads()
-        cpuframe.functions.sum(model(numpy.ones((1, 2), numpy.float32))) \
-            .backward()
+        _backward(model, (1, 2))
         model.W.grad = numpy.full((2, 2), 3e38, numpy.float32)
         with numpy.errstate(over='raise'):
             with pytest.raises(FloatingPointError):
