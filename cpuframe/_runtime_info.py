@@ -45,6 +45,12 @@ def get_runtime_info():
     lines += _onednn_lines()
     lines += _bf16_lines()
     lines += _cupy_lines()
+    from cpuframe import function_node
+    lines.append('native core:    {}'.format(
+        'on (cpuframe._core)' if function_node.native_core() else
+        'off (the Python core{})'.format(
+            ': ' + function_node._native_core_missing
+            if function_node._native_core_missing else '')))
     lines.append('use_ideep:      {}'.format(config.use_ideep))
     lines.append('dtype:          {}'.format(config.dtype))
     return '\n'.join(lines) + '\n'

@@ -7,6 +7,7 @@ of other FunctionNodes.  An op with a oneDNN kernel also provides
 runs is decided here, in ``_choose_intel64``, and nowhere else.
 """
 import collections
+import os
 import weakref
 
 import numpy
@@ -18,6 +19,7 @@ from cpuframe.utils import type_check
 from cpuframe.variable import (
     Parameter,
     Variable,
+    VariableNode,
     _backprop,
     _check_nan,
     as_variable,
@@ -1062,6 +1064,27 @@ class FunctionNode:
 # overrides these (the defaults mean "no check", "no oneDNN route", "on the
 # device exactly when an input is an mdarray").
 _no_type_check = FunctionNode.check_type_forward
+
+
+def _light_type_check(node, in_data):
+    """``apply``'s type check where the class gives no signature attributes
+    (``_type_check_attrs`` None): the light check, the full one where it
+    did not pass (the native core calls this)."""
+    if not type_check.light_check(node.check_type_forward, in_data):
+        node._check_data_type_forward(in_data)
+
+
+def _run_route_off_device(node, in_data):
+    """The oneDNN route of ``_forward_routed`` on NumPy inputs (outside
+    mixed_bf16): NumPy in, NumPy out (the native core calls this)."""
+    outputs = node.forward_intel64(in_data)
+    if isinstance(outputs, tuple):
+        for y in outputs:
+            if type(y) is not _ndarray:
+                return tuple(intel64.to_numpy(y) for y in outputs)
+    return outputs
+
+
 def _plain_arrays(in_data):
     """``in_data`` with its device arrays as NumPy arrays (views of plain
     buffers: ``intel64.to_numpy``, its common case inline)."""
@@ -1181,3 +1204,77 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
         for x, g in zip(inputs, gxs):
             x.grad_var = g
     return gxs
+
+
+# -- the native core -----------------------------------------------------
+#: The Python definition of ``FunctionNode.apply``: the reference, what a
+#: build without ``cpuframe._core`` runs, and what the native apply hands a
+#: call it does not take (see csrc/core.cpp).
+FunctionNode._apply_python = FunctionNode.apply
+FunctionNode._compute_python = FunctionNode._compute
+_of_output_python = Variable.__dict__['_of_output']
+
+
+def _load_native_core():
+    """``(cpuframe._core, None)``, or ``(None, why not)``."""
+    if os.environ.get('CPUFRAME_NATIVE_CORE', '1') in ('0', 'false', 'False'):
+        return None, 'CPUFRAME_NATIVE_CORE=0'
+    try:
+        from cpuframe import _core
+    except ImportError:
+        return None, 'cpuframe._core is not built'
+    return _core, None
+
+
+_native_core, _native_core_missing = _load_native_core()
+_native_apply = _native_compute = None
+if _native_core is not None:
+    _native_apply, _native_compute = _native_core.core_install({
+        'FunctionNode': FunctionNode, 'Variable': Variable,
+        'Parameter': Parameter, 'VariableNode': VariableNode,
+        'ndarray': numpy.ndarray, 'mdarray': intel64.mdarray,
+        'trace_active': _trace.active, 'config': config,
+        'backward_state': backward_state,
+        'global_hooks': function_hook._global,
+        'hooks_of': function_hook.hooks_of,
+        'no_type_check': _no_type_check,
+        'light_type_check': _light_type_check,
+        'checked_signatures': _checked_signatures,
+        'check_nan': _check_nan, 'cpu_device': backend.cpu_device,
+        'get_device_from_array': backend.get_device_from_array,
+        'is_array': backend.is_array,
+        'apply_python': FunctionNode._apply_python,
+        'forward_routed': FunctionNode._forward_routed,
+        'default_on_device': _default_on_device,
+        'no_intel64_route': _no_intel64_route,
+        'default_forward': FunctionNode.forward,
+        'mixed_bf16': mixed_bf16, 'route_watch': _route_watch,
+        'run_route_off_device': _run_route_off_device,
+        'compute_python': FunctionNode._compute_python,
+    })
+
+
+def native_core(enabled=None):
+    """Whether ``FunctionNode.apply``, ``FunctionNode._compute`` and
+    ``Variable._of_output`` run in C (``cpuframe._core``); ``enabled``
+    switches them (where the module is
+    there) and the previous state is returned. For tests and A/B runs: the
+    Python definitions are the reference."""
+    global _of_output
+    import cpuframe.variable as variable_module
+    was = FunctionNode.__dict__['apply'] is not FunctionNode._apply_python
+    if enabled is None or _native_apply is None:
+        return was
+    if enabled:
+        FunctionNode.apply = _native_apply
+        FunctionNode._compute = _native_compute
+        Variable._of_output = _native_core.of_output
+    else:
+        FunctionNode.apply = FunctionNode._apply_python
+        FunctionNode._compute = FunctionNode._compute_python
+        Variable._of_output = _of_output_python
+    _of_output = variable_module._of_output = Variable._of_output
+    return was
+
+
+native_core(True)

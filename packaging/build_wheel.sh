@@ -78,6 +78,7 @@ if grep -E '(^|/)libgomp|\.libs/' <<<"$listing"; then
     die "$name contains grafted libraries (a second OpenMP runtime)"
 fi
 grep -qE '^cpuframe/_dnnl\..*\.so$' <<<"$listing" || die "$name lacks cpuframe/_dnnl"
+grep -qE '^cpuframe/_core\..*\.so$' <<<"$listing" || die "$name lacks cpuframe/_core"
 [ -n "$check_only" ] || cp "$wheel" "$dist/"
 say "$name, $(stat -c %s "$wheel") bytes"
 

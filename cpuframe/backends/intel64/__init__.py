@@ -195,6 +195,12 @@ def _install():
     _array_protocol.add_protocols(mod.Tensor)
     mdarray = mod.Tensor
     _dnnl = mod
+    try:    # (the native core takes mdarrays as it takes NumPy arrays)
+        from cpuframe import _core
+    except ImportError:
+        pass
+    else:
+        _core.set_tensor_type(mod.Tensor)
 
 
 

@@ -1,0 +1,881 @@
+// The core's per-op bookkeeping in C: FunctionNode.apply and the Variable
+// an op's output becomes (Variable._of_output).
+//
+// cpuframe/function_node.py's ``FunctionNode._apply_python`` is the
+// definition and the reference (and what a build without this module
+// runs). This file does what it does for the common case, in the same
+// order, writing the same attributes with the same values; anything else
+// hands the whole call to the Python definition before any work is done:
+// a thread recording for @static_graph, a registered function hook,
+// inputs other than exact Variables, Parameters, NumPy arrays and
+// mdarrays, a class whose hook look-up is not the default. Python code the
+// op owns (its type check, its routed forward) is called as the Python
+// apply calls it. tests/test_native_core.py compares the two.
+//
+// Its own small module, cpuframe._core (no oneDNN: importing cpuframe loads
+// it without the kernels). Only the CPython API (3.9+); every call holds the
+// GIL, and the state below is written by core_install() when
+// cpuframe.function_node is imported (the mdarray type again when the oneDNN
+// module loads), under the GIL.
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+namespace {
+
+struct CoreRefs {
+    PyObject* variable_type = nullptr;       // cpuframe.variable.Variable
+    PyObject* parameter_type = nullptr;      // cpuframe.variable.Parameter
+    PyObject* node_type = nullptr;           // cpuframe.variable.VariableNode
+    PyObject* ndarray_type = nullptr;        // numpy.ndarray
+    PyObject* tensor_type = nullptr;         // cpuframe._dnnl.Tensor (mdarray)
+    PyObject* trace_active = nullptr;        // cpuframe._trace.active (a list)
+    PyObject* config = nullptr;              // the thread-local config
+    PyObject* backward_state = nullptr;      // variable.backward_state
+    PyObject* global_hooks = nullptr;        // function_hook._global
+    PyObject* hooks_of = nullptr;            // function_hook.hooks_of
+    PyObject* no_type_check = nullptr;       // FunctionNode.check_type_forward
+    PyObject* light_type_check = nullptr;    // function_node._light_type_check
+    PyObject* checked_signatures = nullptr;  // function_node._checked_signatures
+    PyObject* check_nan = nullptr;           // variable._check_nan
+    PyObject* cpu_device = nullptr;          // backend.cpu_device
+    PyObject* device_of = nullptr;           // backend.get_device_from_array
+    PyObject* is_array = nullptr;            // backend.is_array
+    PyObject* apply_python = nullptr;        // FunctionNode._apply_python
+    PyObject* forward_routed = nullptr;      // FunctionNode._forward_routed
+    PyObject* default_on_device = nullptr;   // FunctionNode.intel64_on_device
+    PyObject* no_intel64_route = nullptr;    // FunctionNode.forward_intel64
+    PyObject* default_forward = nullptr;     // FunctionNode.forward
+    PyObject* mixed_bf16 = nullptr;          // configuration.mixed_bf16
+    PyObject* route_watch = nullptr;         // function_node._route_watch (a list)
+    PyObject* run_route_off_device = nullptr;  // function_node._run_route_off_device
+    PyObject* compute_python = nullptr;      // FunctionNode._compute_python
+    PyObject* never = nullptr;               // 'never'
+    PyObject* autos = nullptr;               // 'auto'
+    PyObject* empty = nullptr;               // ()
+    PyObject* zero = nullptr;                // 0
+    PyObject* one = nullptr;                 // 1
+};
+
+CoreRefs g;
+bool g_installed = false;
+
+// interned attribute names
+PyObject *s_array, *s_requires_grad_, *s_node, *s_grad_var, *s_loss_scale, *s_variable, *s_name,
+    *s_creator_node, *s_rank, *s_data, *s_requires_grad, *s_shape, *s_dtype, *s_hooks,
+    *s_local_hooks, *s_function_hooks, *s_check_type_forward, *s_type_check, *s_untracked,
+    *s_skippable, *s_type_check_attrs, *s_check_by_signature, *s_retained_for_backward,
+    *s_in_retain, *s_out_retain, *s_forward_routed, *s_debug, *s_label, *s_enable_backprop,
+    *s_inputs, *s_outputs, *s_output_meta, *s_retained_output_data,
+    *s_intel64_on_device, *s_forward_intel64, *s_forward, *s_forward_cpu, *s_dtype_cfg,
+    *s_forward_dtype, *s_bf16_forward, *s_route_choice, *s_choose_off_device, *s_use_ideep,
+    *s_intel64_profitable;
+
+bool intern_names() {
+    struct {
+        PyObject** slot;
+        const char* text;
+    } names[] = {
+        {&s_array, "_array"},
+        {&s_requires_grad_, "_requires_grad"},
+        {&s_node, "_node"},
+        {&s_grad_var, "_grad_var"},
+        {&s_loss_scale, "_loss_scale"},
+        {&s_variable, "_variable"},
+        {&s_name, "name"},
+        {&s_creator_node, "creator_node"},
+        {&s_rank, "rank"},
+        {&s_data, "data"},
+        {&s_requires_grad, "requires_grad"},
+        {&s_shape, "shape"},
+        {&s_dtype, "dtype"},
+        {&s_hooks, "hooks"},
+        {&s_local_hooks, "_local_function_hooks"},
+        {&s_function_hooks, "_function_hooks"},
+        {&s_check_type_forward, "check_type_forward"},
+        {&s_type_check, "type_check"},
+        {&s_untracked, "untracked"},
+        {&s_skippable, "_check_skippable_in_backward"},
+        {&s_type_check_attrs, "_type_check_attrs"},
+        {&s_check_by_signature, "_check_by_signature"},
+        {&s_retained_for_backward, "retained_for_backward"},
+        {&s_in_retain, "_input_indexes_to_retain"},
+        {&s_out_retain, "_output_indexes_to_retain"},
+        {&s_forward_routed, "_forward_routed"},
+        {&s_debug, "debug"},
+        {&s_label, "label"},
+        {&s_enable_backprop, "enable_backprop"},
+        {&s_inputs, "inputs"},
+        {&s_outputs, "outputs"},
+        {&s_output_meta, "_output_meta"},
+        {&s_retained_output_data, "_retained_output_data"},
+        {&s_intel64_on_device, "intel64_on_device"},
+        {&s_forward_intel64, "forward_intel64"},
+        {&s_forward, "forward"},
+        {&s_forward_cpu, "forward_cpu"},
+        {&s_dtype_cfg, "dtype"},
+        {&s_forward_dtype, "_forward_dtype"},
+        {&s_bf16_forward, "_bf16_forward"},
+        {&s_route_choice, "_route_choice"},
+        {&s_choose_off_device, "_choose_off_device"},
+        {&s_use_ideep, "use_ideep"},
+        {&s_intel64_profitable, "intel64_profitable"},
+    };
+    for (auto& n : names) {
+        if (*n.slot == nullptr) {
+            *n.slot = PyUnicode_InternFromString(n.text);
+            if (*n.slot == nullptr) return false;
+        }
+    }
+    return true;
+}
+
+// An owned reference released at scope exit.
+struct Ref {
+    PyObject* p = nullptr;
+    Ref() = default;
+    explicit Ref(PyObject* o) : p(o) {}
+    Ref(const Ref&) = delete;
+    Ref& operator=(const Ref&) = delete;
+    ~Ref() { Py_XDECREF(p); }
+    void reset(PyObject* o) {
+        Py_XDECREF(p);
+        p = o;
+    }
+    PyObject* release() {
+        PyObject* o = p;
+        p = nullptr;
+        return o;
+    }
+    explicit operator bool() const { return p != nullptr; }
+};
+
+// getattr(obj, name) truthiness: 1, 0, or -1 with an exception set.
+int attr_true(PyObject* obj, PyObject* name) {
+    PyObject* v = PyObject_GetAttr(obj, name);
+    if (v == nullptr) return -1;
+    int r = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+int set_attr(PyObject* obj, PyObject* name, PyObject* value) {
+    return PyObject_SetAttr(obj, name, value);
+}
+
+// Variable._of_output(array, requires_grad): a new reference or nullptr.
+PyObject* of_output(PyObject* array, PyObject* requires_grad) {
+    PyTypeObject* vt = reinterpret_cast<PyTypeObject*>(g.variable_type);
+    Ref var(PyBaseObject_Type.tp_new(vt, g.empty, nullptr));
+    if (!var) return nullptr;
+    if (set_attr(var.p, s_array, array) < 0 || set_attr(var.p, s_requires_grad_, requires_grad) < 0)
+        return nullptr;
+    PyTypeObject* nt = reinterpret_cast<PyTypeObject*>(g.node_type);
+    Ref node(PyBaseObject_Type.tp_new(nt, g.empty, nullptr));
+    if (!node) return nullptr;
+    if (set_attr(var.p, s_node, node.p) < 0) return nullptr;
+    Ref wr(PyWeakref_NewRef(var.p, nullptr));
+    if (!wr) return nullptr;
+    if (set_attr(node.p, s_variable, wr.p) < 0 || set_attr(node.p, s_name, Py_None) < 0 ||
+        set_attr(node.p, s_creator_node, Py_None) < 0 || set_attr(node.p, s_rank, g.zero) < 0 ||
+        set_attr(node.p, s_data, Py_None) < 0 ||
+        set_attr(node.p, s_requires_grad, requires_grad) < 0)
+        return nullptr;
+    if (array == Py_None) {
+        if (set_attr(node.p, s_shape, Py_None) < 0 || set_attr(node.p, s_dtype, Py_None) < 0)
+            return nullptr;
+    } else {
+        Ref shape(PyObject_GetAttr(array, s_shape));
+        if (!shape) return nullptr;
+        if (!PyTuple_CheckExact(shape.p)) {
+            shape.reset(PySequence_Tuple(shape.p));
+            if (!shape) return nullptr;
+        }
+        if (set_attr(node.p, s_shape, shape.p) < 0) return nullptr;
+        Ref dtype(PyObject_GetAttr(array, s_dtype));
+        if (!dtype || set_attr(node.p, s_dtype, dtype.p) < 0) return nullptr;
+    }
+    if (set_attr(var.p, s_grad_var, Py_None) < 0 || set_attr(var.p, s_loss_scale, Py_None) < 0)
+        return nullptr;
+    return var.release();
+}
+
+// TypeError(fmt % (self.label, type(obj).__name__)) as the Python apply
+// words it.
+void forward_type_error(PyObject* self, const char* fmt, PyObject* obj) {
+    Ref label(PyObject_GetAttr(self, s_label));
+    if (!label) return;
+    Ref name(PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(obj)), "__name__"));
+    if (!name) return;
+    PyErr_Format(PyExc_TypeError, fmt, label.p, name.p);
+}
+
+PyObject* fallback(PyObject* self, PyObject* inputs) {
+    return PyObject_CallFunctionObjArgs(g.apply_python, self, inputs, nullptr);
+}
+
+// The type check's signature path (FunctionNode._check_by_signature): the
+// key built and looked up here; a miss (or a key that cannot be built)
+// runs the Python method, which checks and remembers the key.
+int check_by_signature(PyObject* self, PyObject* cls, PyObject* attrs, PyObject* in_data) {
+    Py_ssize_t n = PyTuple_GET_SIZE(in_data);
+    Ref key(PyTuple_New(1 + 3 * n));
+    bool built = static_cast<bool>(key);
+    if (built) {
+        Py_INCREF(cls);
+        PyTuple_SET_ITEM(key.p, 0, cls);
+        for (Py_ssize_t i = 0; i < n && built; ++i) {
+            PyObject* x = PyTuple_GET_ITEM(in_data, i);
+            PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(x));
+            Py_INCREF(t);
+            PyTuple_SET_ITEM(key.p, 1 + 3 * i, t);
+            PyObject* shape = PyObject_GetAttr(x, s_shape);
+            if (shape == nullptr) {
+                built = false;
+                break;
+            }
+            PyTuple_SET_ITEM(key.p, 2 + 3 * i, shape);
+            PyObject* dtype = PyObject_GetAttr(x, s_dtype);
+            if (dtype == nullptr) {
+                built = false;
+                break;
+            }
+            PyTuple_SET_ITEM(key.p, 3 + 3 * i, dtype);
+        }
+    }
+    if (built) {
+        Ref seq(PySequence_Fast(attrs, "_type_check_attrs"));
+        if (!seq) {
+            built = false;
+        } else if (PySequence_Fast_GET_SIZE(seq.p) > 0) {
+            Py_ssize_t m = PySequence_Fast_GET_SIZE(seq.p);
+            Ref values(PyTuple_New(m));
+            for (Py_ssize_t j = 0; values && j < m; ++j) {
+                PyObject* v = PyObject_GetAttr(self, PySequence_Fast_GET_ITEM(seq.p, j));
+                if (v == nullptr) {
+                    values.reset(nullptr);
+                    break;
+                }
+                PyTuple_SET_ITEM(values.p, j, v);
+            }
+            if (!values) {
+                built = false;
+            } else {
+                key.reset(PyTuple_Pack(2, key.p, values.p));
+                built = static_cast<bool>(key);
+            }
+        }
+    }
+    if (built) {
+        int found = PyDict_Contains(g.checked_signatures, key.p);
+        if (found == 1) return 0;
+        if (found < 0) built = false;
+    }
+    if (!built) {
+        // (what Python's try/except lets through is raised again below)
+        if (PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError) &&
+                !PyErr_ExceptionMatches(PyExc_TypeError))
+                return -1;
+            PyErr_Clear();
+        }
+    }
+    Ref r(PyObject_CallMethodObjArgs(self, s_check_by_signature, cls, attrs, in_data, nullptr));
+    return r ? 0 : -1;
+}
+
+// ``a or b`` of Python: a new reference to the first true value, else to
+// the last.
+PyObject* py_or(PyObject* const* values, int n) {
+    for (int i = 0; i < n - 1; ++i) {
+        int t = PyObject_IsTrue(values[i]);
+        if (t < 0) return nullptr;
+        if (t) {
+            Py_INCREF(values[i]);
+            return values[i];
+        }
+    }
+    Py_INCREF(values[n - 1]);
+    return values[n - 1];
+}
+
+constexpr Py_ssize_t kMaxFast = 8;
+
+// ``value == text`` for a str value (text interned): identity first.
+bool str_eq(PyObject* value, PyObject* text) {
+    if (value == text) return true;
+    return PyUnicode_CheckExact(value) && PyUnicode_Compare(value, text) == 0;
+}
+
+// FunctionNode._forward_routed for its common case, NumPy arrays only and
+// the class's default device rule (the caller checked both, and that the
+// class keeps the default _forward_routed): the same attributes written,
+// the same route question asked, the forward called as it calls it. The
+// mixed_bf16 mode and a route choice kept by choose_intel64 go to the
+// Python method.
+PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data) {
+    Ref dtype(PyObject_GetAttr(g.config, s_dtype_cfg));
+    if (!dtype) return nullptr;
+    if (dtype.p == g.mixed_bf16) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+    Ref choice(PyObject_GetAttr(self, s_route_choice));
+    if (!choice) return nullptr;
+    Ref route_fn(PyObject_GetAttr(cls, s_forward_intel64));
+    if (!route_fn) return nullptr;
+    bool has_route = route_fn.p != g.no_intel64_route;
+    if (has_route && choice.p != Py_None)
+        return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+    if (set_attr(self, s_forward_dtype, dtype.p) < 0 || set_attr(self, s_bf16_forward, Py_False) < 0)
+        return nullptr;
+    int route = -1;  // -1: none to choose (None in Python)
+    if (has_route) {
+        Ref mode(PyObject_GetAttr(g.config, s_use_ideep));
+        if (!mode) return nullptr;
+        bool decided = false;
+        if (str_eq(mode.p, g.never)) {
+            route = 0;
+            decided = true;
+        } else if (str_eq(mode.p, g.autos)) {
+            // (_choose_off_device: the size rule first; most small calls
+            // end here)
+            Ref ok(PyObject_CallMethodOneArg(self, s_intel64_profitable, in_data));
+            if (!ok) {
+                if (!PyErr_ExceptionMatches(PyExc_Exception)) return nullptr;
+                PyErr_Clear();  // (asked again, with the rest, below)
+            } else {
+                int t = PyObject_IsTrue(ok.p);
+                if (t < 0) {
+                    if (!PyErr_ExceptionMatches(PyExc_Exception)) return nullptr;
+                    PyErr_Clear();
+                } else if (!t) {
+                    route = 0;
+                    decided = true;
+                }
+            }
+        }
+        if (!decided) {
+            Ref r(PyObject_CallMethodObjArgs(self, s_choose_off_device, in_data, mode.p, nullptr));
+            if (!r) return nullptr;
+            int t = PyObject_IsTrue(r.p);
+            if (t < 0) return nullptr;
+            route = t;
+        }
+    }
+    if (route >= 0 && PyList_GET_SIZE(g.route_watch) && PyList_GET_ITEM(g.route_watch, 0) != Py_None) {
+        PyObject* watch = PyList_GET_ITEM(g.route_watch, 0);
+        Py_INCREF(watch);
+        Ref w(watch);
+        Ref r(PyObject_CallFunctionObjArgs(w.p, self, route ? Py_True : Py_False, nullptr));
+        if (!r) return nullptr;
+    }
+    if (route == 1) return PyObject_CallFunctionObjArgs(g.run_route_off_device, self, in_data, nullptr);
+    Ref forward(PyObject_GetAttr(cls, s_forward));
+    if (!forward) return nullptr;
+    // (FunctionNode.forward on NumPy arrays is forward_cpu)
+    return PyObject_CallMethodOneArg(self, forward.p == g.default_forward ? s_forward_cpu : s_forward,
+                                     in_data);
+}
+
+// self._forward_routed(in_data), NumPy arrays under the class's default
+// rules in C (forward_routed_numpy).
+PyObject* forward_routed(PyObject* self, PyObject* cls, PyObject* in_data) {
+    bool numpy_only = true;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(in_data) && numpy_only; ++i)
+        numpy_only =
+            reinterpret_cast<PyObject*>(Py_TYPE(PyTuple_GET_ITEM(in_data, i))) == g.ndarray_type;
+    if (numpy_only) {
+        Ref routed(PyObject_GetAttr(cls, s_forward_routed));
+        if (!routed) return nullptr;
+        Ref rule(PyObject_GetAttr(cls, s_intel64_on_device));
+        if (!rule) return nullptr;
+        numpy_only = routed.p == g.forward_routed && rule.p == g.default_on_device;
+    }
+    return numpy_only ? forward_routed_numpy(self, cls, in_data)
+                      : PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+}
+
+// Under config.debug: _check_nan(outputs, 'the forward computation of ' +
+// self.label). 0, or -1 with the exception set.
+int check_forward_nan(PyObject* self, PyObject* outputs) {
+    int t = attr_true(g.config, s_debug);
+    if (t <= 0) return t;
+    Ref label(PyObject_GetAttr(self, s_label));
+    if (!label) return -1;
+    Ref prefix(PyUnicode_FromString("the forward computation of "));
+    if (!prefix) return -1;
+    Ref where(PyUnicode_Concat(prefix.p, label.p));
+    if (!where) return -1;
+    Ref r(PyObject_CallFunctionObjArgs(g.check_nan, outputs, where.p, nullptr));
+    return r ? 0 : -1;
+}
+
+PyObject* apply_impl(PyObject* self, PyObject* inputs) {
+    // -- whether this call is the common case: else all of it in Python
+    {
+        PyObject* active = PyList_GET_SIZE(g.trace_active) ? PyList_GET_ITEM(g.trace_active, 0)
+                                                           : Py_False;
+        int t = PyObject_IsTrue(active);
+        if (t < 0) return nullptr;
+        if (t) return fallback(self, inputs);
+    }
+    if (!(PyTuple_CheckExact(inputs) || PyList_CheckExact(inputs))) return fallback(self, inputs);
+    // (a list's items are read from a tuple copy: the forward may change it)
+    Ref items(PyTuple_CheckExact(inputs) ? (Py_INCREF(inputs), inputs) : PyList_AsTuple(inputs));
+    if (!items) return nullptr;
+    Py_ssize_t n = PyTuple_GET_SIZE(items.p);
+    if (n > kMaxFast) return fallback(self, inputs);
+    PyObject* cls = reinterpret_cast<PyObject*>(Py_TYPE(self));
+    {
+        Ref hooks_fn(PyObject_GetAttr(cls, s_function_hooks));
+        if (!hooks_fn) return nullptr;
+        if (hooks_fn.p != g.hooks_of) return fallback(self, inputs);
+        int t = attr_true(g.global_hooks, s_hooks);
+        if (t < 0) return nullptr;
+        if (t) return fallback(self, inputs);
+        t = attr_true(self, s_local_hooks);
+        if (t < 0) return nullptr;
+        if (t) return fallback(self, inputs);
+    }
+    // inputs: Variables (their arrays) and constant arrays
+    PyObject* vars[kMaxFast];  // borrowed from inputs; nullptr: a constant
+    Ref in_data(PyTuple_New(n));
+    if (!in_data) return nullptr;
+    int n_vars = 0;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* x = PyTuple_GET_ITEM(items.p, i);
+        PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(x));
+        if (t == g.variable_type || t == g.parameter_type) {
+            vars[i] = x;
+            ++n_vars;
+            PyObject* a = PyObject_GetAttr(x, s_array);
+            if (a == nullptr) return nullptr;
+            PyTuple_SET_ITEM(in_data.p, i, a);
+        } else if (t == g.ndarray_type || t == g.tensor_type) {
+            vars[i] = nullptr;
+            Py_INCREF(x);
+            PyTuple_SET_ITEM(in_data.p, i, x);
+        } else {
+            return fallback(self, inputs);
+        }
+    }
+    // whether an output requires a gradient, as the Python apply computes
+    // it: the ``or`` of the Variables' flags in its one-to-three-input
+    // forms, a bool in its general loop
+    Ref requires_grad;
+    {
+        Ref flags[kMaxFast];
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            if (vars[i] != nullptr) {
+                flags[i].reset(PyObject_GetAttr(vars[i], s_requires_grad_));
+                if (!flags[i]) return nullptr;
+            }
+        }
+        bool special = (n == 1) || (n == 2 && vars[0] != nullptr) ||
+                       (n == 3 && vars[1] != nullptr && vars[2] != nullptr);
+        if (special) {
+            PyObject* chain[3];
+            int k = 0;
+            for (Py_ssize_t i = 0; i < n; ++i)
+                if (vars[i] != nullptr) chain[k++] = flags[i].p;
+            if (k == 0) {
+                Py_INCREF(Py_False);
+                requires_grad.reset(Py_False);
+            } else {
+                requires_grad.reset(py_or(chain, k));
+                if (!requires_grad) return nullptr;
+            }
+        } else {
+            bool any = false;
+            for (Py_ssize_t i = 0; i < n; ++i) {
+                if (vars[i] == nullptr) continue;
+                int t = PyObject_IsTrue(flags[i].p);
+                if (t < 0) return nullptr;
+                if (t) any = true;
+            }
+            PyObject* b = any ? Py_True : Py_False;
+            Py_INCREF(b);
+            requires_grad.reset(b);
+        }
+    }
+
+    // -- the type check (once per signature where the class says how)
+    {
+        Ref check(PyObject_GetAttr(cls, s_check_type_forward));
+        if (!check) return nullptr;
+        if (check.p != g.no_type_check) {
+            int t = attr_true(g.config, s_type_check);
+            if (t < 0) return nullptr;
+            if (t) {
+                int skip = attr_true(g.backward_state, s_untracked);
+                if (skip < 0) return nullptr;
+                if (skip) {
+                    skip = attr_true(cls, s_skippable);
+                    if (skip < 0) return nullptr;
+                }
+                if (!skip) {
+                    Ref attrs(PyObject_GetAttr(cls, s_type_check_attrs));
+                    if (!attrs) return nullptr;
+                    if (attrs.p == Py_None) {
+                        Ref r(PyObject_CallFunctionObjArgs(g.light_type_check, self, in_data.p,
+                                                           nullptr));
+                        if (!r) return nullptr;
+                    } else if (check_by_signature(self, cls, attrs.p, in_data.p) < 0) {
+                        return nullptr;
+                    }
+                }
+            }
+        }
+    }
+
+    // -- retention declared by the class, then the routed forward
+    {
+        Ref declared(PyObject_GetAttr(self, s_retained_for_backward));
+        if (!declared) return nullptr;
+        if (declared.p == Py_None) {
+            if (set_attr(self, s_in_retain, Py_None) < 0 ||
+                set_attr(self, s_out_retain, Py_None) < 0)
+                return nullptr;
+        } else {
+            for (int k = 0; k < 2; ++k) {
+                Ref part(PySequence_GetItem(declared.p, k));
+                if (!part) return nullptr;
+                Ref tup(PySequence_Tuple(part.p));
+                if (!tup) return nullptr;
+                PyObject* v = PyTuple_GET_SIZE(tup.p) ? tup.p : Py_None;
+                if (set_attr(self, k == 0 ? s_in_retain : s_out_retain, v) < 0) return nullptr;
+            }
+        }
+    }
+    Ref outputs(forward_routed(self, cls, in_data.p));
+    if (!outputs) return nullptr;
+    if (!PyTuple_Check(outputs.p)) {
+        forward_type_error(self, "%S.forward: expected a tuple of arrays, got %S", outputs.p);
+        return nullptr;
+    }
+    Py_ssize_t n_out = PyTuple_GET_SIZE(outputs.p);
+    for (Py_ssize_t i = 0; i < n_out; ++i) {
+        PyObject* y = PyTuple_GET_ITEM(outputs.p, i);
+        PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(y));
+        if (t == g.ndarray_type || t == g.tensor_type) continue;
+        Ref ok(PyObject_CallOneArg(g.is_array, y));
+        if (!ok) return nullptr;
+        int truth = PyObject_IsTrue(ok.p);
+        if (truth < 0) return nullptr;
+        if (!truth) {
+            forward_type_error(
+                self, "%S.forward: expected a tuple of arrays, got an element of type %S", y);
+            return nullptr;
+        }
+    }
+    if (check_forward_nan(self, outputs.p) < 0) return nullptr;
+
+    // -- the outputs' Variables, and the graph
+    int build_graph = attr_true(g.config, s_enable_backprop);
+    if (build_graph < 0) return nullptr;
+    Ref ret(PyTuple_New(n_out));
+    if (!ret) return nullptr;
+    for (Py_ssize_t i = 0; i < n_out; ++i) {
+        PyObject* v = of_output(PyTuple_GET_ITEM(outputs.p, i), requires_grad.p);
+        if (v == nullptr) return nullptr;
+        PyTuple_SET_ITEM(ret.p, i, v);
+    }
+    if (!build_graph) {
+        if (set_attr(self, s_in_retain, Py_None) < 0 || set_attr(self, s_out_retain, Py_None) < 0)
+            return nullptr;
+        return ret.release();
+    }
+    // the inputs' nodes (a constant array becomes a Variable here) and rank
+    Ref consts[kMaxFast];
+    Ref nodes(PyTuple_New(n));
+    if (!nodes) return nullptr;
+    Ref rank;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* var = vars[i];
+        if (var == nullptr) {
+            consts[i].reset(of_output(PyTuple_GET_ITEM(in_data.p, i), Py_False));
+            if (!consts[i]) return nullptr;
+            var = consts[i].p;
+        }
+        PyObject* node = PyObject_GetAttr(var, s_node);
+        if (node == nullptr) return nullptr;
+        PyTuple_SET_ITEM(nodes.p, i, node);
+        Ref r(PyObject_GetAttr(node, s_rank));
+        if (!r) return nullptr;
+        if (!rank) {
+            rank.reset(r.release());
+        } else {
+            int gt = PyObject_RichCompareBool(r.p, rank.p, Py_GT);
+            if (gt < 0) return nullptr;
+            if (gt) rank.reset(r.release());
+        }
+    }
+    if (!rank) {
+        Py_INCREF(g.zero);
+        rank.reset(g.zero);
+    }
+    if (set_attr(self, s_inputs, nodes.p) < 0 || set_attr(self, s_rank, rank.p) < 0)
+        return nullptr;
+    Ref out_rank(PyNumber_Add(rank.p, g.one));
+    if (!out_rank) return nullptr;
+    Ref refs(PyTuple_New(n_out));
+    Ref meta(PyTuple_New(n_out));
+    if (!refs || !meta) return nullptr;
+    for (Py_ssize_t i = 0; i < n_out; ++i) {
+        PyObject* y = PyTuple_GET_ITEM(outputs.p, i);
+        Ref node(PyObject_GetAttr(PyTuple_GET_ITEM(ret.p, i), s_node));
+        if (!node) return nullptr;
+        if (set_attr(node.p, s_creator_node, self) < 0 || set_attr(node.p, s_rank, out_rank.p) < 0)
+            return nullptr;
+        PyObject* wr = PyWeakref_NewRef(node.p, nullptr);
+        if (wr == nullptr) return nullptr;
+        PyTuple_SET_ITEM(refs.p, i, wr);
+        Ref shape(PyObject_GetAttr(y, s_shape));
+        if (!shape) return nullptr;
+        Ref dtype(PyObject_GetAttr(y, s_dtype));
+        if (!dtype) return nullptr;
+        Ref device;
+        if (reinterpret_cast<PyObject*>(Py_TYPE(y)) == g.ndarray_type) {
+            Py_INCREF(g.cpu_device);
+            device.reset(g.cpu_device);
+        } else {
+            device.reset(PyObject_CallOneArg(g.device_of, y));
+            if (!device) return nullptr;
+        }
+        PyObject* m = PyTuple_Pack(3, shape.p, dtype.p, device.p);
+        if (m == nullptr) return nullptr;
+        PyTuple_SET_ITEM(meta.p, i, m);
+    }
+    if (set_attr(self, s_outputs, refs.p) < 0 || set_attr(self, s_output_meta, meta.p) < 0)
+        return nullptr;
+    {
+        Ref retain(PyObject_GetAttr(self, s_in_retain));
+        if (!retain) return nullptr;
+        if (retain.p != Py_None) {
+            Ref seq(PySequence_Fast(retain.p, "_input_indexes_to_retain"));
+            if (!seq) return nullptr;
+            for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(seq.p); ++j) {
+                Py_ssize_t i = PyNumber_AsSsize_t(PySequence_Fast_GET_ITEM(seq.p, j),
+                                                  PyExc_IndexError);
+                if (i == -1 && PyErr_Occurred()) return nullptr;
+                if (i < 0) i += n;
+                if (i < 0 || i >= n) {
+                    PyErr_SetString(PyExc_IndexError, "list index out of range");
+                    return nullptr;
+                }
+                // (Variable.retain_data: the node keeps the array)
+                PyObject* var = vars[i] != nullptr ? vars[i] : consts[i].p;
+                Ref node(PyObject_GetAttr(var, s_node));
+                if (!node) return nullptr;
+                Ref arr(PyObject_GetAttr(var, s_array));
+                if (!arr || set_attr(node.p, s_data, arr.p) < 0) return nullptr;
+            }
+        }
+    }
+    {
+        Ref retain(PyObject_GetAttr(self, s_out_retain));
+        if (!retain) return nullptr;
+        if (retain.p != Py_None) {
+            Ref seq(PySequence_Fast(retain.p, "_output_indexes_to_retain"));
+            if (!seq) return nullptr;
+            Py_ssize_t m = PySequence_Fast_GET_SIZE(seq.p);
+            Ref kept(PyTuple_New(m));
+            if (!kept) return nullptr;
+            for (Py_ssize_t j = 0; j < m; ++j) {
+                PyObject* y = PyObject_GetItem(outputs.p, PySequence_Fast_GET_ITEM(seq.p, j));
+                if (y == nullptr) return nullptr;
+                PyTuple_SET_ITEM(kept.p, j, y);
+            }
+            if (set_attr(self, s_retained_output_data, kept.p) < 0) return nullptr;
+        }
+    }
+    return ret.release();
+}
+
+// fn(self, *args, **kwargs) from a vectorcall's arguments.
+PyObject* call_python(PyObject* fn, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                      PyObject* kwnames) {
+    if (fn == nullptr) {
+        PyErr_SetString(PyExc_RuntimeError, "cpuframe._core: the native core is not installed");
+        return nullptr;
+    }
+    Ref tuple(PyTuple_New(nargs + 1));
+    if (!tuple) return nullptr;
+    Py_INCREF(self);
+    PyTuple_SET_ITEM(tuple.p, 0, self);
+    for (Py_ssize_t i = 0; i < nargs; ++i) {
+        Py_INCREF(args[i]);
+        PyTuple_SET_ITEM(tuple.p, i + 1, args[i]);
+    }
+    Ref kwargs;
+    if (kwnames != nullptr) {
+        kwargs.reset(PyDict_New());
+        if (!kwargs) return nullptr;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); ++i)
+            if (PyDict_SetItem(kwargs.p, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0)
+                return nullptr;
+    }
+    return PyObject_Call(fn, tuple.p, kwargs.p);
+}
+
+PyObject* core_apply(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+    if (nargs == 1 && kwnames == nullptr && g_installed) return apply_impl(self, args[0]);
+    // (another way of calling it: the Python definition answers)
+    return call_python(g.apply_python, self, args, nargs, kwnames);
+}
+
+// FunctionNode._compute(in_data): the node's outputs for arrays, nothing
+// recorded (the building block of backward_arrays); a thread recording for
+// @static_graph, or in_data not a tuple, goes to the Python definition.
+PyObject* core_compute(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+    if (nargs != 1 || kwnames != nullptr || !g_installed || !PyTuple_Check(args[0]))
+        return call_python(g.compute_python, self, args, nargs, kwnames);
+    PyObject* active =
+        PyList_GET_SIZE(g.trace_active) ? PyList_GET_ITEM(g.trace_active, 0) : Py_False;
+    int t = PyObject_IsTrue(active);
+    if (t < 0) return nullptr;
+    if (t) return call_python(g.compute_python, self, args, nargs, kwnames);
+    Ref outputs(forward_routed(self, reinterpret_cast<PyObject*>(Py_TYPE(self)), args[0]));
+    if (!outputs || check_forward_nan(self, outputs.p) < 0) return nullptr;
+    return outputs.release();
+}
+
+PyMethodDef compute_def = {
+    "_compute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(core_compute)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "_compute(in_data)\n--\n\nThis node's outputs (a tuple of arrays) for the arrays ``in_data``, "
+    "nothing recorded (the native core; FunctionNode._compute_python is the definition)."};
+
+PyMethodDef apply_def = {
+    "apply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(core_apply)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "apply(inputs)\n--\n\nCompute the outputs of this function on ``inputs`` (Variables or arrays; "
+    "arrays become constants) and return a tuple of Variables (the native core; "
+    "FunctionNode._apply_python is the definition)."};
+
+PyObject* core_of_output(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    if (nargs != 2 || !g_installed) {
+        PyErr_SetString(PyExc_TypeError, "of_output: expected (array, requires_grad)");
+        return nullptr;
+    }
+    return of_output(args[0], args[1]);
+}
+
+// install(refs: dict) -> the method descriptor of apply for FunctionNode
+PyObject* core_install(PyObject*, PyObject* refs) {
+    if (!PyDict_Check(refs)) {
+        PyErr_SetString(PyExc_TypeError, "core_install: expected a dict");
+        return nullptr;
+    }
+    if (!intern_names()) return nullptr;
+    static const struct {
+        PyObject* CoreRefs::*member;
+        const char* key;
+    } fields[] = {
+        {&CoreRefs::variable_type, "Variable"},
+        {&CoreRefs::parameter_type, "Parameter"},
+        {&CoreRefs::node_type, "VariableNode"},
+        {&CoreRefs::ndarray_type, "ndarray"},
+        {&CoreRefs::tensor_type, "mdarray"},
+        {&CoreRefs::trace_active, "trace_active"},
+        {&CoreRefs::config, "config"},
+        {&CoreRefs::backward_state, "backward_state"},
+        {&CoreRefs::global_hooks, "global_hooks"},
+        {&CoreRefs::hooks_of, "hooks_of"},
+        {&CoreRefs::no_type_check, "no_type_check"},
+        {&CoreRefs::light_type_check, "light_type_check"},
+        {&CoreRefs::checked_signatures, "checked_signatures"},
+        {&CoreRefs::check_nan, "check_nan"},
+        {&CoreRefs::cpu_device, "cpu_device"},
+        {&CoreRefs::device_of, "get_device_from_array"},
+        {&CoreRefs::is_array, "is_array"},
+        {&CoreRefs::apply_python, "apply_python"},
+        {&CoreRefs::forward_routed, "forward_routed"},
+        {&CoreRefs::default_on_device, "default_on_device"},
+        {&CoreRefs::no_intel64_route, "no_intel64_route"},
+        {&CoreRefs::default_forward, "default_forward"},
+        {&CoreRefs::mixed_bf16, "mixed_bf16"},
+        {&CoreRefs::route_watch, "route_watch"},
+        {&CoreRefs::run_route_off_device, "run_route_off_device"},
+        {&CoreRefs::compute_python, "compute_python"},
+    };
+    CoreRefs fresh = g;
+    for (const auto& f : fields) {
+        PyObject* v = PyDict_GetItemString(refs, f.key);
+        if (v == nullptr) {
+            PyErr_Format(PyExc_KeyError, "core_install: missing %s", f.key);
+            return nullptr;
+        }
+        fresh.*f.member = v;
+    }
+    PyObject* function_node = PyDict_GetItemString(refs, "FunctionNode");
+    if (function_node == nullptr || !PyType_Check(function_node)) {
+        PyErr_SetString(PyExc_TypeError, "core_install: expected FunctionNode, a class");
+        return nullptr;
+    }
+    if (!PyList_Check(fresh.trace_active) || !PyList_Check(fresh.route_watch) || !PyDict_Check(fresh.checked_signatures) ||
+        !PyType_Check(fresh.variable_type) || !PyType_Check(fresh.parameter_type) ||
+        !PyType_Check(fresh.node_type)) {
+        PyErr_SetString(PyExc_TypeError, "core_install: an entry of the wrong type");
+        return nullptr;
+    }
+    if (fresh.empty == nullptr) {
+        fresh.never = PyUnicode_InternFromString("never");
+        fresh.autos = PyUnicode_InternFromString("auto");
+        if (!fresh.never || !fresh.autos) return nullptr;
+        fresh.empty = PyTuple_New(0);
+        fresh.zero = PyLong_FromLong(0);
+        fresh.one = PyLong_FromLong(1);
+        if (!fresh.empty || !fresh.zero || !fresh.one) return nullptr;
+    }
+    // (kept for the process's life; what a second install replaces leaks)
+    for (const auto& f : fields) Py_INCREF(fresh.*f.member);
+    g = fresh;
+    g_installed = true;
+    PyTypeObject* type = reinterpret_cast<PyTypeObject*>(function_node);
+    Ref apply(PyDescr_NewMethod(type, &apply_def));
+    Ref compute(PyDescr_NewMethod(type, &compute_def));
+    if (!apply || !compute) return nullptr;
+    return PyTuple_Pack(2, apply.p, compute.p);
+}
+
+// set_tensor_type(mdarray): the Intel64 device's array type, once the
+// oneDNN module is loaded (cpuframe.backends.intel64 tells it).
+PyObject* core_set_tensor_type(PyObject*, PyObject* type) {
+    if (!PyType_Check(type)) {
+        PyErr_SetString(PyExc_TypeError, "set_tensor_type: expected a type");
+        return nullptr;
+    }
+    Py_INCREF(type);
+    PyObject* old = g.tensor_type;
+    g.tensor_type = type;
+    Py_XDECREF(old);
+    Py_RETURN_NONE;
+}
+
+PyMethodDef core_defs[] = {
+    {"set_tensor_type", core_set_tensor_type, METH_O,
+     "set_tensor_type(mdarray): the Intel64 device's array type, which apply takes as it "
+     "takes NumPy arrays (cpuframe.backends.intel64 calls it when the oneDNN module loads)."},
+    {"core_install", core_install, METH_O,
+     "core_install(refs) -> the native (FunctionNode.apply, FunctionNode._compute) (method "
+     "descriptors); refs: the "
+     "core's objects it reads, by name (cpuframe.function_node installs it)."},
+    {"of_output", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(core_of_output)),
+     METH_FASTCALL,
+     "of_output(array, requires_grad) -> Variable._of_output(array, requires_grad) (the native "
+     "core)."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef core_module = {PyModuleDef_HEAD_INIT,
+                           "_core",
+                           "cpuframe's core bookkeeping in C (FunctionNode.apply, "
+                           "Variable._of_output); cpuframe.function_node installs it.",
+                           -1,
+                           core_defs,
+                           nullptr,
+                           nullptr,
+                           nullptr,
+                           nullptr};
+
+}  // namespace
+
+PyMODINIT_FUNC PyInit__core() { return PyModule_Create(&core_module); }

@@ -1,0 +1,434 @@
+"""The native core (``cpuframe._core``: ``FunctionNode.apply`` and
+``Variable._of_output`` in C) against the Python definitions it mirrors.
+
+Each scenario runs twice, with the native core and with the Python one
+(``function_node.native_core(False)``), and what it leaves behind is
+compared: the outputs' values and Variables (every attribute, in the
+order it was set), the graph (each node's class, rank, inputs, output
+metadata, retained arrays, route and dtype facts), the gradients a backward
+computes and the errors raised. The Python core is the reference; a build
+without the module runs it alone (the module's tests skip there).
+"""
+import gc
+import sys
+import threading
+
+import numpy
+import pytest
+from testhelpers.threads import run_in_threads
+
+import cpuframe
+import cpuframe.functions as F
+from cpuframe import FunctionHook, FunctionNode, Variable, function_node
+from cpuframe.backends import intel64
+from cpuframe.configuration import config, using_config
+from cpuframe.utils import type_check
+
+pytestmark = pytest.mark.skipif(
+    function_node._native_apply is None,
+    reason='cpuframe._core is not built here (the Python core runs alone)')
+
+
+@pytest.fixture(autouse=True)
+def _native_core_restored():
+    was = function_node.native_core()
+    yield
+    function_node.native_core(was)
+
+
+def _arr(*shape, seed=0, low=-1.0, high=1.0):
+    return numpy.random.RandomState(seed).uniform(
+        low, high, shape).astype(numpy.float32)
+
+
+def _same(a, b):
+    if a is None or b is None:
+        return a is b
+    a, b = numpy.asarray(a), numpy.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and \
+        numpy.array_equal(a, b, equal_nan=True)
+
+
+def _fingerprint(outputs):
+    """What apply left: the Variables and the graph behind them."""
+    seen, nodes, out = {}, [], []
+
+    def var_facts(v):
+        facts = [(k, type(x).__name__) for k, x in vars(v).items()]
+        node = v.node
+        nfacts = [(k, type(x).__name__) for k, x in vars(node).items()]
+        return (type(v).__name__, facts, nfacts, v.requires_grad,
+                type(v.requires_grad).__name__, node.rank, node.shape,
+                str(node.dtype), node.name,
+                None if node.data is None else numpy.asarray(node.data).tolist())
+
+    def visit(fn):
+        if fn is None or id(fn) in seen:
+            return
+        seen[id(fn)] = len(nodes)
+        facts = {
+            'class': type(fn).__name__, 'rank': fn.rank,
+            'n_inputs': len(fn.inputs),
+            'input_ranks': [x.rank for x in fn.inputs],
+            'input_shapes': [x.shape for x in fn.inputs],
+            'input_data': [None if x.data is None else
+                           numpy.asarray(x.data).tolist() for x in fn.inputs],
+            'input_requires_grad': [x.requires_grad for x in fn.inputs],
+            'meta': [(tuple(s), str(d), str(dev)) for s, d, dev in
+                     (fn._output_meta or ())],
+            'outputs_alive': [r() is not None for r in fn.outputs],
+            'in_retain': fn._input_indexes_to_retain,
+            'out_retain': fn._output_indexes_to_retain,
+            'retained_out': None if fn._retained_output_data is None else
+            [numpy.asarray(y).tolist() for y in fn._retained_output_data],
+            'forward_dtype': str(fn._forward_dtype),
+            'bf16_forward': fn._bf16_forward,
+        }
+        nodes.append(facts)
+        for x in fn.inputs:
+            visit(x.creator_node)
+
+    for y in outputs:
+        out.append((var_facts(y), numpy.asarray(y.array).tolist(),
+                    type(y.array).__name__))
+        visit(y.creator_node)
+    return out, nodes
+
+
+def _both(scenario):
+    """``scenario()``'s result under the native core, then the Python one."""
+    results = []
+    for native in (True, False):
+        function_node.native_core(native)
+        try:
+            results.append(('ok', scenario()))
+        except Exception as e:  # noqa: BLE001 - compared below
+            results.append(('raised', type(e), str(e)))
+    function_node.native_core(True)
+    return results
+
+
+def _assert_same(scenario):
+    native, python = _both(scenario)
+    assert native[0] == python[0], (native, python)
+    if native[0] == 'raised':
+        assert native[1:] == python[1:]
+        return native
+    assert repr(native[1]) == repr(python[1])
+    return native
+
+
+def _graph(make):
+    def scenario():
+        outs = make()
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        return _fingerprint(outs)
+    return scenario
+
+
+def _grads(make, leaves):
+    def scenario():
+        for v in leaves:
+            v.cleargrad()
+        y = make()
+        loss = F.sum(y) if y.size > 1 else y
+        loss.backward()
+        return [None if v.grad is None else v.grad.tolist() for v in leaves]
+    return scenario
+
+
+def test_installed_and_switchable():
+    assert function_node.native_core() is True
+    assert type(FunctionNode.__dict__['apply']).__name__ == 'method_descriptor'
+    assert function_node.native_core(False) is True
+    assert FunctionNode.apply is FunctionNode._apply_python
+    assert function_node._of_output == Variable._of_output
+    assert function_node.native_core(True) is False
+    assert Variable._of_output is cpuframe._core.of_output
+
+
+X, Y = _arr(3, 4), _arr(3, 4, seed=1)
+W, B = _arr(5, 4, seed=2), _arr(5, seed=3)
+
+
+@pytest.mark.parametrize('name,make', [
+    ('one variable', lambda: F.relu(Variable(X))),
+    ('one array', lambda: F.relu(X)),
+    ('two variables', lambda: Variable(X) * Variable(Y)),
+    ('variable and array', lambda: F.mean_squared_error(Variable(X), Y)),
+    ('array and variable', lambda: F.add(X, Variable(Y))),
+    ('two arrays', lambda: F.add(X, Y)),
+    ('three variables', lambda: F.linear(Variable(X), Variable(W),
+                                         Variable(B))),
+    ('array and two variables', lambda: F.linear(X, Variable(W),
+                                                 Variable(B))),
+    ('variable, array, variable', lambda: F.linear(Variable(X), W,
+                                                   Variable(B))),
+    ('three arrays', lambda: F.linear(X, W, B)),
+    ('parameters', lambda: F.linear(Variable(X), cpuframe.Parameter(W),
+                                    cpuframe.Parameter(B))),
+    ('four inputs', lambda: F.concat([Variable(X), Y, Variable(X),
+                                      Variable(Y)], axis=0)),
+    ('no gradient wanted', lambda: F.tanh(Variable(X, requires_grad=False))),
+    ('mixed requires_grad', lambda: Variable(X, requires_grad=False) +
+     Variable(Y)),
+    ('retained outputs', lambda: F.sigmoid(Variable(X))),
+    ('several outputs', lambda: F.split_axis(Variable(X), 2, axis=1)),
+    ('a chain', lambda: F.sum(F.exp(F.tanh(Variable(X) * 2 + 1)) / 3)),
+    ('softmax cross entropy', lambda: F.softmax_cross_entropy(
+        Variable(X), numpy.array([0, 1, 3], numpy.int32))),
+    ('getitem', lambda: Variable(X)[1:, ::2]),
+    ('reshape', lambda: F.reshape(Variable(X), (2, 6))),
+])
+def test_the_graph_and_variables_are_the_python_core_s(name, make):
+    _assert_same(_graph(make))
+    with cpuframe.no_backprop_mode():
+        _assert_same(_graph(make))
+
+
+@pytest.mark.parametrize('make_leaves', [
+    lambda: (Variable(X), Variable(Y)),
+    lambda: (Variable(X), Variable(Y, requires_grad=False)),
+])
+def test_gradients_are_the_python_core_s(make_leaves):
+    a, b = make_leaves()
+    w, bias = Variable(W), Variable(B)
+    _assert_same(_grads(lambda: F.sigmoid(F.linear(a * b + a, w, bias)),
+                        (a, b, w, bias)))
+    _assert_same(_grads(lambda: F.softmax_cross_entropy(
+        F.linear(F.relu(a - b), w, bias),
+        numpy.array([0, 4, 2], numpy.int32)), (a, b, w, bias)))
+
+
+def test_double_backprop_is_the_python_core_s():
+    def scenario():
+        x = Variable(X)
+        y = F.sum(F.tanh(x) * x * x)
+        gx, = cpuframe.grad([y], [x], enable_double_backprop=True)
+        ggx, = cpuframe.grad([F.sum(gx * gx)], [x])
+        return gx.array.tolist(), ggx.array.tolist(), _fingerprint((gx,))
+    _assert_same(scenario)
+
+
+@pytest.mark.parametrize('values', ['nan', 'inf', 'huge'])
+@pytest.mark.parametrize('mode', ['never', 'auto', 'always'])
+def test_routes_and_special_values_are_the_python_core_s(values, mode):
+    if mode == 'always' and not intel64.is_ideep_available():
+        pytest.skip('no native module')
+    x = _arr(8, 64, seed=4) * 10
+    x[0, 0] = {'nan': numpy.nan, 'inf': numpy.inf, 'huge': 3e38}[values]
+    x[1, 1] = -x[0, 0]
+    w = _arr(64, 64, seed=5)
+    chosen = []
+
+    def scenario():
+        chosen.clear()
+        with using_config('use_ideep', mode):
+            h = F.relu(F.linear(Variable(x), Variable(w)))
+            h = F.max_pooling_2d(F.reshape(h, (8, 1, 8, 8)), 2)
+            return _fingerprint((h,)), list(chosen)
+    old = function_node._route_watch[0]
+    function_node._route_watch[0] = lambda node, c: chosen.append(
+        (type(node).__name__, c))
+    try:
+        native = _assert_same(scenario)
+    finally:
+        function_node._route_watch[0] = old
+    assert native[1][1], 'the route watch was told nothing'
+
+
+def test_device_arrays_are_the_python_core_s():
+    if not intel64.is_ideep_available():
+        pytest.skip('no native module')
+    xd = intel64.from_numpy(_arr(4, 16, seed=6))
+    wd = intel64.from_numpy(_arr(8, 16, seed=7))
+
+    def scenario(mode):
+        with using_config('use_ideep', mode):
+            y = F.relu(F.linear(Variable(xd), Variable(wd)))
+            z = F.sum(y * y)
+            z.backward()
+        return _fingerprint((y,)), type(y.array).__name__
+    _assert_same(lambda: scenario('auto'))
+    native = _assert_same(lambda: scenario('always'))
+    assert native[1][1] == type(xd).__name__
+
+
+class _Custom(FunctionNode):
+    """A user's node: its own type check (no signature attributes), an
+    explicit retain, a forward that may return what it is told to."""
+
+    def __init__(self, result=None, check=True):
+        self.result = result
+        self.check = check
+
+    def check_type_forward(self, in_types):
+        if self.check:
+            type_check.expect(in_types[0].dtype.kind == 'f',
+                              in_types[0].ndim == 2)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        self.retain_outputs((0,))
+        if self.result is not None:
+            return self.result
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0] * 2,
+
+
+@pytest.mark.parametrize('case', [
+    'ok', 'bad dtype', 'bad ndim', 'list result', 'non-array element',
+    'none input', 'keyword call', 'list inputs', 'negative retain'])
+def test_a_user_node_s_errors_and_retention_are_the_python_core_s(case):
+    def scenario():
+        x = Variable(X)
+        if case == 'ok':
+            return _fingerprint(_Custom().apply((x,)))
+        if case == 'bad dtype':
+            return _Custom().apply((X.astype(numpy.int32),))
+        if case == 'bad ndim':
+            return _Custom().apply((Variable(X[0]),))
+        if case == 'list result':
+            return _Custom(result=[X]).apply((x,))
+        if case == 'non-array element':
+            return _Custom(result=(X, 3)).apply((x,))
+        if case == 'none input':
+            return _Custom(check=False).apply((None,))
+        if case == 'keyword call':
+            return _fingerprint(_Custom().apply(inputs=(x,)))
+        if case == 'list inputs':
+            return _fingerprint(_Custom().apply([x]))
+        node = _Custom()
+        node.retained_for_backward = ((-1,), ())
+        return _fingerprint(node.apply((x,)))
+    _assert_same(scenario)
+
+
+def test_debug_mode_names_the_op_that_made_a_nan():
+    def scenario():
+        with using_config('debug', True):
+            return F.log(Variable(-numpy.ones((2, 2), numpy.float32)))
+    native = _assert_same(scenario)
+    assert native[0] == 'raised' and 'Log' in native[2]
+
+
+def test_hooks_are_called_as_by_the_python_core():
+    class Seen(FunctionHook):
+        name = 'Seen'
+
+        def __init__(self):
+            self.calls = []
+
+        def forward_preprocess(self, function, in_data):
+            self.calls.append(('pre', type(function).__name__,
+                               [x.shape for x in in_data]))
+
+        def forward_postprocess(self, function, in_data):
+            self.calls.append(('post', type(function).__name__))
+
+    def scenario():
+        with Seen() as hook:
+            y = F.relu(Variable(X) + Y)
+        node = F.tanh(Variable(X)).creator_node
+        local = Seen()
+        node.add_hook(local)
+        node.apply((Variable(Y),))
+        return hook.calls, local.calls, _fingerprint((y,))
+    native = _assert_same(scenario)
+    assert len(native[1][0]) == 4 and len(native[1][1]) == 2
+
+
+def _numbered(work):
+    """``work(i)`` for the i-th thread that calls the result."""
+    lock, count = threading.Lock(), [0]
+
+    def body():
+        with lock:
+            i = count[0]
+            count[0] += 1
+        work(i)
+    return body
+
+
+def test_thread_local_configuration_is_read_per_call():
+    out = {}
+
+    def worker(i):
+        with using_config('enable_backprop', i % 2 == 0):
+            for _ in range(50):
+                y = F.relu(Variable(X) * 2)
+            out[i] = y.creator_node is not None
+
+    assert run_in_threads(_numbered(worker), 4) == []
+    assert out == {0: True, 1: False, 2: True, 3: False}
+
+
+def test_threads_share_nothing_per_call():
+    results = {}
+
+    def worker(i):
+        x = Variable(_arr(6, 5, seed=i))
+        w = Variable(_arr(4, 5, seed=10 + i))
+        for _ in range(30):
+            x.cleargrad()
+            w.cleargrad()
+            loss = F.sum(F.tanh(F.linear(x, w)))
+            loss.backward()
+        results[i] = (loss.array.item(), x.grad.copy(), w.grad.copy())
+
+    assert run_in_threads(_numbered(worker), 4) == []
+    function_node.native_core(False)
+    for i in range(4):
+        x = Variable(_arr(6, 5, seed=i))
+        w = Variable(_arr(4, 5, seed=10 + i))
+        loss = F.sum(F.tanh(F.linear(x, w)))
+        loss.backward()
+        assert results[i][0] == loss.array.item()
+        assert _same(results[i][1], x.grad) and _same(results[i][2], w.grad)
+
+
+def test_no_references_leak():
+    x, y = Variable(X), Variable(Y)
+    w, b = Variable(W), Variable(B)
+
+    def step():
+        loss = F.sum(F.relu(F.linear(x * y + X, w, b)))
+        loss.backward()
+        with cpuframe.no_backprop_mode():
+            F.sigmoid(x)
+        try:
+            _Custom().apply((X.astype(numpy.int32),))
+        except type_check.InvalidType:
+            pass
+
+    for _ in range(20):
+        step()
+    gc.collect()
+    before = (len(gc.get_objects()), sys.getrefcount(X), sys.getrefcount(W))
+    for _ in range(200):
+        step()
+    gc.collect()
+    after = (len(gc.get_objects()), sys.getrefcount(X), sys.getrefcount(W))
+    assert after[1:] == before[1:]
+    assert after[0] - before[0] < 50, (before, after)
+
+
+def test_static_graph_records_through_the_python_core():
+    class MLP(cpuframe.Chain):
+        def __init__(self):
+            super().__init__()
+            with self.init_scope():
+                self.l1 = cpuframe.links.Linear(4, 5)
+
+        @cpuframe.static_graph
+        def forward(self, x):
+            return F.relu(self.l1(x))
+
+    model = MLP()
+    x = _arr(3, 4)
+    ys = [model(x).array.copy() for _ in range(4)]
+    assert all(_same(ys[0], y) for y in ys[1:])
+    assert threading.current_thread() is threading.main_thread()
+    assert config.enable_backprop
