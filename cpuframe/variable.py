@@ -58,6 +58,12 @@ class VariableNode:
     function retained it.
     """
 
+    # (slots: the native core reads and writes them at fixed offsets; other
+    # attributes go to the instance dictionary as before)
+    __slots__ = ('_variable', 'name', 'creator_node', 'rank', 'data',
+                 'requires_grad', 'shape', 'dtype', '__dict__',
+                 '__weakref__')
+
     def __init__(self, variable, name):
         self._variable = weakref.ref(variable)
         self.name = name
@@ -126,6 +132,11 @@ class Variable:
     """
 
     __array_priority__ = 200
+    # (slots: the native core reads and writes them at fixed offsets;
+    # ``Parameter`` keeps ``_array`` in a property of its own, and any other
+    # attribute goes to the instance dictionary as before)
+    __slots__ = ('_array', '_requires_grad', '_node', '_grad_var',
+                 '_loss_scale', '__dict__', '__weakref__')
 
     def __init__(self, data=None, *, name=None, grad=None, requires_grad=True,
                  layout=None):
@@ -723,6 +734,11 @@ class Parameter(Variable):
         # same gradient), as Chainer's shallow copy.
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
+        for name in _VARIABLE_SLOTS:
+            try:
+                setattr(new, name, getattr(self, name))
+            except AttributeError:
+                pass
         new._node = VariableNode(new, self.name)
         return new
 
@@ -784,6 +800,11 @@ class Parameter(Variable):
         """Update the array by its update rule, if it has one."""
         if self.update_rule is not None:
             self.update_rule.update(self)
+
+
+# (what Parameter.__copy__ copies besides the instance dictionary)
+_VARIABLE_SLOTS = tuple(name for name in Variable.__slots__
+                        if not name.startswith('__'))
 
 
 def _recover_parameter(data, name, grad, initializer, update_rule):

@@ -20,6 +20,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>  // (T_OBJECT_EX before Python 3.12)
 
 namespace {
 
@@ -69,7 +70,7 @@ PyObject *s_array, *s_requires_grad_, *s_node, *s_grad_var, *s_loss_scale, *s_va
     *s_inputs, *s_outputs, *s_output_meta, *s_retained_output_data,
     *s_intel64_on_device, *s_forward_intel64, *s_forward, *s_forward_cpu, *s_dtype_cfg,
     *s_forward_dtype, *s_bf16_forward, *s_route_choice, *s_choose_off_device, *s_use_ideep,
-    *s_intel64_profitable;
+    *s_intel64_profitable, *s_dict;
 
 bool intern_names() {
     struct {
@@ -120,6 +121,7 @@ bool intern_names() {
         {&s_choose_off_device, "_choose_off_device"},
         {&s_use_ideep, "use_ideep"},
         {&s_intel64_profitable, "intel64_profitable"},
+        {&s_dict, "__dict__"},
     };
     for (auto& n : names) {
         if (*n.slot == nullptr) {
@@ -159,8 +161,176 @@ int attr_true(PyObject* obj, PyObject* name) {
     return r;
 }
 
+// ``cls.name`` for a class attribute that is a plain value or a function
+// (what the class and its bases define: the type's method cache, without
+// the metatype's descriptor protocol); a new reference or nullptr.
+PyObject* class_attr(PyObject* cls, PyObject* name) {
+    PyObject* v = _PyType_Lookup(reinterpret_cast<PyTypeObject*>(cls), name);
+    if (v == nullptr) return PyObject_GetAttr(cls, name);  // (its error)
+    Py_INCREF(v);
+    return v;
+}
+
+// A threading.local (the configuration, the backward state) read for this
+// thread: its instance dictionary fetched once, then each key as
+// ``obj.key`` finds it (the dictionary's value, else the class's, unless
+// the class has a descriptor there: the attribute protocol answers).
+struct LocalView {
+    PyObject* obj;
+    PyObject* dict = nullptr;
+    explicit LocalView(PyObject* o) : obj(o) {}
+    LocalView(const LocalView&) = delete;
+    LocalView& operator=(const LocalView&) = delete;
+    ~LocalView() { Py_XDECREF(dict); }
+
+    // getattr(obj, key): a new reference or nullptr
+    PyObject* get(PyObject* key) {
+        PyObject* cls_value = _PyType_Lookup(Py_TYPE(obj), key);
+        if (cls_value != nullptr && Py_TYPE(cls_value)->tp_descr_get != nullptr)
+            return PyObject_GetAttr(obj, key);
+        if (dict == nullptr) {
+            dict = PyObject_GetAttr(obj, s_dict);
+            if (dict == nullptr) return nullptr;
+            if (!PyDict_Check(dict)) {
+                Py_CLEAR(dict);
+                return PyObject_GetAttr(obj, key);
+            }
+        }
+        PyObject* v = PyDict_GetItemWithError(dict, key);
+        if (v == nullptr) {
+            if (PyErr_Occurred()) return nullptr;
+            if (cls_value == nullptr) return PyObject_GetAttr(obj, key);  // (its error)
+            v = cls_value;
+        }
+        Py_INCREF(v);
+        return v;
+    }
+
+    // bool(getattr(obj, key)): 1, 0, or -1 with an exception set
+    int truth(PyObject* key) {
+        PyObject* v = get(key);
+        if (v == nullptr) return -1;
+        int r = PyObject_IsTrue(v);
+        Py_DECREF(v);
+        return r;
+    }
+};
+
 int set_attr(PyObject* obj, PyObject* name, PyObject* value) {
     return PyObject_SetAttr(obj, name, value);
+}
+
+// -- Variable's and VariableNode's __slots__, read and written at the
+// offsets their member descriptors give (an exact Variable, Parameter or
+// VariableNode: a subclass may define them otherwise); -1: through the
+// attribute protocol (Parameter's _array is a property of its own).
+enum VarSlot { V_ARRAY, V_REQUIRES_GRAD, V_NODE, V_GRAD_VAR, V_LOSS_SCALE, V_COUNT };
+enum NodeSlot {
+    N_VARIABLE,
+    N_NAME,
+    N_CREATOR_NODE,
+    N_RANK,
+    N_DATA,
+    N_REQUIRES_GRAD,
+    N_SHAPE,
+    N_DTYPE,
+    N_COUNT
+};
+PyObject** const kVarNames[V_COUNT] = {&s_array, &s_requires_grad_, &s_node, &s_grad_var,
+                                       &s_loss_scale};
+PyObject** const kNodeNames[N_COUNT] = {&s_variable, &s_name, &s_creator_node, &s_rank,
+                                        &s_data, &s_requires_grad, &s_shape, &s_dtype};
+Py_ssize_t g_var_off[V_COUNT];
+Py_ssize_t g_param_off[V_COUNT];
+Py_ssize_t g_node_off[N_COUNT];
+
+// The offset of the object slot ``name`` resolves to on ``type``, or -1.
+Py_ssize_t slot_offset(PyObject* type, PyObject* name) {
+    PyObject* d = PyObject_GetAttr(type, name);
+    if (d == nullptr) {
+        PyErr_Clear();
+        return -1;
+    }
+    Py_ssize_t off = -1;
+#ifdef Py_T_OBJECT_EX
+    const int object_ex = Py_T_OBJECT_EX;
+#else
+    const int object_ex = T_OBJECT_EX;
+#endif
+    if (Py_TYPE(d) == &PyMemberDescr_Type) {
+        PyMemberDef* m = reinterpret_cast<PyMemberDescrObject*>(d)->d_member;
+        if (m->type == object_ex && !(m->flags & READONLY)) off = m->offset;
+    }
+    Py_DECREF(d);
+    return off;
+}
+
+Py_ssize_t var_offset(PyObject* var, int k) {
+    PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(var));
+    if (t == g.variable_type) return g_var_off[k];
+    if (t == g.parameter_type) return g_param_off[k];
+    return -1;
+}
+
+PyObject** slot_at(PyObject* obj, Py_ssize_t off) {
+    return reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + off);
+}
+
+// getattr(var, name of slot k): a new reference or nullptr.
+PyObject* var_get(PyObject* var, int k) {
+    Py_ssize_t off = var_offset(var, k);
+    if (off >= 0) {
+        PyObject* v = *slot_at(var, off);
+        if (v != nullptr) {
+            Py_INCREF(v);
+            return v;
+        }
+    }
+    return PyObject_GetAttr(var, *kVarNames[k]);
+}
+
+// setattr(obj, name, value) at a known slot offset (off >= 0) or through
+// the attribute protocol.
+int slot_set(PyObject* obj, Py_ssize_t off, PyObject* name, PyObject* value) {
+    if (off < 0) return PyObject_SetAttr(obj, name, value);
+    PyObject** p = slot_at(obj, off);
+    PyObject* old = *p;
+    Py_INCREF(value);
+    *p = value;
+    Py_XDECREF(old);
+    return 0;
+}
+
+int var_set(PyObject* var, int k, PyObject* value) {
+    return slot_set(var, var_offset(var, k), *kVarNames[k], value);
+}
+
+Py_ssize_t node_offset(PyObject* node, int k) {
+    return reinterpret_cast<PyObject*>(Py_TYPE(node)) == g.node_type ? g_node_off[k] : -1;
+}
+
+PyObject* node_get(PyObject* node, int k) {
+    Py_ssize_t off = node_offset(node, k);
+    if (off >= 0) {
+        PyObject* v = *slot_at(node, off);
+        if (v != nullptr) {
+            Py_INCREF(v);
+            return v;
+        }
+    }
+    return PyObject_GetAttr(node, *kNodeNames[k]);
+}
+
+int node_set(PyObject* node, int k, PyObject* value) {
+    return slot_set(node, node_offset(node, k), *kNodeNames[k], value);
+}
+
+void find_slot_offsets() {
+    for (int k = 0; k < V_COUNT; ++k) {
+        g_var_off[k] = slot_offset(g.variable_type, *kVarNames[k]);
+        g_param_off[k] = slot_offset(g.parameter_type, *kVarNames[k]);
+    }
+    for (int k = 0; k < N_COUNT; ++k) g_node_off[k] = slot_offset(g.node_type, *kNodeNames[k]);
 }
 
 // Variable._of_output(array, requires_grad): a new reference or nullptr.
@@ -168,21 +338,21 @@ PyObject* of_output(PyObject* array, PyObject* requires_grad) {
     PyTypeObject* vt = reinterpret_cast<PyTypeObject*>(g.variable_type);
     Ref var(PyBaseObject_Type.tp_new(vt, g.empty, nullptr));
     if (!var) return nullptr;
-    if (set_attr(var.p, s_array, array) < 0 || set_attr(var.p, s_requires_grad_, requires_grad) < 0)
+    if (var_set(var.p, V_ARRAY, array) < 0 || var_set(var.p, V_REQUIRES_GRAD, requires_grad) < 0)
         return nullptr;
     PyTypeObject* nt = reinterpret_cast<PyTypeObject*>(g.node_type);
     Ref node(PyBaseObject_Type.tp_new(nt, g.empty, nullptr));
     if (!node) return nullptr;
-    if (set_attr(var.p, s_node, node.p) < 0) return nullptr;
+    if (var_set(var.p, V_NODE, node.p) < 0) return nullptr;
     Ref wr(PyWeakref_NewRef(var.p, nullptr));
     if (!wr) return nullptr;
-    if (set_attr(node.p, s_variable, wr.p) < 0 || set_attr(node.p, s_name, Py_None) < 0 ||
-        set_attr(node.p, s_creator_node, Py_None) < 0 || set_attr(node.p, s_rank, g.zero) < 0 ||
-        set_attr(node.p, s_data, Py_None) < 0 ||
-        set_attr(node.p, s_requires_grad, requires_grad) < 0)
+    if (node_set(node.p, N_VARIABLE, wr.p) < 0 || node_set(node.p, N_NAME, Py_None) < 0 ||
+        node_set(node.p, N_CREATOR_NODE, Py_None) < 0 || node_set(node.p, N_RANK, g.zero) < 0 ||
+        node_set(node.p, N_DATA, Py_None) < 0 ||
+        node_set(node.p, N_REQUIRES_GRAD, requires_grad) < 0)
         return nullptr;
     if (array == Py_None) {
-        if (set_attr(node.p, s_shape, Py_None) < 0 || set_attr(node.p, s_dtype, Py_None) < 0)
+        if (node_set(node.p, N_SHAPE, Py_None) < 0 || node_set(node.p, N_DTYPE, Py_None) < 0)
             return nullptr;
     } else {
         Ref shape(PyObject_GetAttr(array, s_shape));
@@ -191,11 +361,11 @@ PyObject* of_output(PyObject* array, PyObject* requires_grad) {
             shape.reset(PySequence_Tuple(shape.p));
             if (!shape) return nullptr;
         }
-        if (set_attr(node.p, s_shape, shape.p) < 0) return nullptr;
+        if (node_set(node.p, N_SHAPE, shape.p) < 0) return nullptr;
         Ref dtype(PyObject_GetAttr(array, s_dtype));
-        if (!dtype || set_attr(node.p, s_dtype, dtype.p) < 0) return nullptr;
+        if (!dtype || node_set(node.p, N_DTYPE, dtype.p) < 0) return nullptr;
     }
-    if (set_attr(var.p, s_grad_var, Py_None) < 0 || set_attr(var.p, s_loss_scale, Py_None) < 0)
+    if (var_set(var.p, V_GRAD_VAR, Py_None) < 0 || var_set(var.p, V_LOSS_SCALE, Py_None) < 0)
         return nullptr;
     return var.release();
 }
@@ -313,13 +483,13 @@ bool str_eq(PyObject* value, PyObject* text) {
 // the same route question asked, the forward called as it calls it. The
 // mixed_bf16 mode and a route choice kept by choose_intel64 go to the
 // Python method.
-PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data) {
-    Ref dtype(PyObject_GetAttr(g.config, s_dtype_cfg));
+PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data, LocalView& cfg) {
+    Ref dtype(cfg.get(s_dtype_cfg));
     if (!dtype) return nullptr;
     if (dtype.p == g.mixed_bf16) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
     Ref choice(PyObject_GetAttr(self, s_route_choice));
     if (!choice) return nullptr;
-    Ref route_fn(PyObject_GetAttr(cls, s_forward_intel64));
+    Ref route_fn(class_attr(cls, s_forward_intel64));
     if (!route_fn) return nullptr;
     bool has_route = route_fn.p != g.no_intel64_route;
     if (has_route && choice.p != Py_None)
@@ -328,7 +498,7 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data)
         return nullptr;
     int route = -1;  // -1: none to choose (None in Python)
     if (has_route) {
-        Ref mode(PyObject_GetAttr(g.config, s_use_ideep));
+        Ref mode(cfg.get(s_use_ideep));
         if (!mode) return nullptr;
         bool decided = false;
         if (str_eq(mode.p, g.never)) {
@@ -368,7 +538,7 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data)
         if (!r) return nullptr;
     }
     if (route == 1) return PyObject_CallFunctionObjArgs(g.run_route_off_device, self, in_data, nullptr);
-    Ref forward(PyObject_GetAttr(cls, s_forward));
+    Ref forward(class_attr(cls, s_forward));
     if (!forward) return nullptr;
     // (FunctionNode.forward on NumPy arrays is forward_cpu)
     return PyObject_CallMethodOneArg(self, forward.p == g.default_forward ? s_forward_cpu : s_forward,
@@ -377,26 +547,26 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data)
 
 // self._forward_routed(in_data), NumPy arrays under the class's default
 // rules in C (forward_routed_numpy).
-PyObject* forward_routed(PyObject* self, PyObject* cls, PyObject* in_data) {
+PyObject* forward_routed(PyObject* self, PyObject* cls, PyObject* in_data, LocalView& cfg) {
     bool numpy_only = true;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(in_data) && numpy_only; ++i)
         numpy_only =
             reinterpret_cast<PyObject*>(Py_TYPE(PyTuple_GET_ITEM(in_data, i))) == g.ndarray_type;
     if (numpy_only) {
-        Ref routed(PyObject_GetAttr(cls, s_forward_routed));
+        Ref routed(class_attr(cls, s_forward_routed));
         if (!routed) return nullptr;
-        Ref rule(PyObject_GetAttr(cls, s_intel64_on_device));
+        Ref rule(class_attr(cls, s_intel64_on_device));
         if (!rule) return nullptr;
         numpy_only = routed.p == g.forward_routed && rule.p == g.default_on_device;
     }
-    return numpy_only ? forward_routed_numpy(self, cls, in_data)
+    return numpy_only ? forward_routed_numpy(self, cls, in_data, cfg)
                       : PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
 }
 
 // Under config.debug: _check_nan(outputs, 'the forward computation of ' +
 // self.label). 0, or -1 with the exception set.
-int check_forward_nan(PyObject* self, PyObject* outputs) {
-    int t = attr_true(g.config, s_debug);
+int check_forward_nan(PyObject* self, PyObject* outputs, LocalView& cfg) {
+    int t = cfg.truth(s_debug);
     if (t <= 0) return t;
     Ref label(PyObject_GetAttr(self, s_label));
     if (!label) return -1;
@@ -425,7 +595,7 @@ PyObject* apply_impl(PyObject* self, PyObject* inputs) {
     if (n > kMaxFast) return fallback(self, inputs);
     PyObject* cls = reinterpret_cast<PyObject*>(Py_TYPE(self));
     {
-        Ref hooks_fn(PyObject_GetAttr(cls, s_function_hooks));
+        Ref hooks_fn(class_attr(cls, s_function_hooks));
         if (!hooks_fn) return nullptr;
         if (hooks_fn.p != g.hooks_of) return fallback(self, inputs);
         int t = attr_true(g.global_hooks, s_hooks);
@@ -446,7 +616,7 @@ PyObject* apply_impl(PyObject* self, PyObject* inputs) {
         if (t == g.variable_type || t == g.parameter_type) {
             vars[i] = x;
             ++n_vars;
-            PyObject* a = PyObject_GetAttr(x, s_array);
+            PyObject* a = var_get(x, V_ARRAY);
             if (a == nullptr) return nullptr;
             PyTuple_SET_ITEM(in_data.p, i, a);
         } else if (t == g.ndarray_type || t == g.tensor_type) {
@@ -465,7 +635,7 @@ PyObject* apply_impl(PyObject* self, PyObject* inputs) {
         Ref flags[kMaxFast];
         for (Py_ssize_t i = 0; i < n; ++i) {
             if (vars[i] != nullptr) {
-                flags[i].reset(PyObject_GetAttr(vars[i], s_requires_grad_));
+                flags[i].reset(var_get(vars[i], V_REQUIRES_GRAD));
                 if (!flags[i]) return nullptr;
             }
         }
@@ -498,21 +668,25 @@ PyObject* apply_impl(PyObject* self, PyObject* inputs) {
     }
 
     // -- the type check (once per signature where the class says how)
+    LocalView cfg(g.config);  // (this thread's configuration)
     {
-        Ref check(PyObject_GetAttr(cls, s_check_type_forward));
+        Ref check(class_attr(cls, s_check_type_forward));
         if (!check) return nullptr;
         if (check.p != g.no_type_check) {
-            int t = attr_true(g.config, s_type_check);
+            int t = cfg.truth(s_type_check);
             if (t < 0) return nullptr;
             if (t) {
-                int skip = attr_true(g.backward_state, s_untracked);
+                LocalView state(g.backward_state);
+                int skip = state.truth(s_untracked);
                 if (skip < 0) return nullptr;
                 if (skip) {
-                    skip = attr_true(cls, s_skippable);
+                    Ref flag(class_attr(cls, s_skippable));
+                    if (!flag) return nullptr;
+                    skip = PyObject_IsTrue(flag.p);
                     if (skip < 0) return nullptr;
                 }
                 if (!skip) {
-                    Ref attrs(PyObject_GetAttr(cls, s_type_check_attrs));
+                    Ref attrs(class_attr(cls, s_type_check_attrs));
                     if (!attrs) return nullptr;
                     if (attrs.p == Py_None) {
                         Ref r(PyObject_CallFunctionObjArgs(g.light_type_check, self, in_data.p,
@@ -545,7 +719,7 @@ PyObject* apply_impl(PyObject* self, PyObject* inputs) {
             }
         }
     }
-    Ref outputs(forward_routed(self, cls, in_data.p));
+    Ref outputs(forward_routed(self, cls, in_data.p, cfg));
     if (!outputs) return nullptr;
     if (!PyTuple_Check(outputs.p)) {
         forward_type_error(self, "%S.forward: expected a tuple of arrays, got %S", outputs.p);
@@ -566,10 +740,10 @@ PyObject* apply_impl(PyObject* self, PyObject* inputs) {
             return nullptr;
         }
     }
-    if (check_forward_nan(self, outputs.p) < 0) return nullptr;
+    if (check_forward_nan(self, outputs.p, cfg) < 0) return nullptr;
 
     // -- the outputs' Variables, and the graph
-    int build_graph = attr_true(g.config, s_enable_backprop);
+    int build_graph = cfg.truth(s_enable_backprop);
     if (build_graph < 0) return nullptr;
     Ref ret(PyTuple_New(n_out));
     if (!ret) return nullptr;
@@ -595,10 +769,10 @@ PyObject* apply_impl(PyObject* self, PyObject* inputs) {
             if (!consts[i]) return nullptr;
             var = consts[i].p;
         }
-        PyObject* node = PyObject_GetAttr(var, s_node);
+        PyObject* node = var_get(var, V_NODE);
         if (node == nullptr) return nullptr;
         PyTuple_SET_ITEM(nodes.p, i, node);
-        Ref r(PyObject_GetAttr(node, s_rank));
+        Ref r(node_get(node, N_RANK));
         if (!r) return nullptr;
         if (!rank) {
             rank.reset(r.release());
@@ -621,9 +795,9 @@ PyObject* apply_impl(PyObject* self, PyObject* inputs) {
     if (!refs || !meta) return nullptr;
     for (Py_ssize_t i = 0; i < n_out; ++i) {
         PyObject* y = PyTuple_GET_ITEM(outputs.p, i);
-        Ref node(PyObject_GetAttr(PyTuple_GET_ITEM(ret.p, i), s_node));
+        Ref node(var_get(PyTuple_GET_ITEM(ret.p, i), V_NODE));
         if (!node) return nullptr;
-        if (set_attr(node.p, s_creator_node, self) < 0 || set_attr(node.p, s_rank, out_rank.p) < 0)
+        if (node_set(node.p, N_CREATOR_NODE, self) < 0 || node_set(node.p, N_RANK, out_rank.p) < 0)
             return nullptr;
         PyObject* wr = PyWeakref_NewRef(node.p, nullptr);
         if (wr == nullptr) return nullptr;
@@ -663,10 +837,10 @@ PyObject* apply_impl(PyObject* self, PyObject* inputs) {
                 }
                 // (Variable.retain_data: the node keeps the array)
                 PyObject* var = vars[i] != nullptr ? vars[i] : consts[i].p;
-                Ref node(PyObject_GetAttr(var, s_node));
+                Ref node(var_get(var, V_NODE));
                 if (!node) return nullptr;
-                Ref arr(PyObject_GetAttr(var, s_array));
-                if (!arr || set_attr(node.p, s_data, arr.p) < 0) return nullptr;
+                Ref arr(var_get(var, V_ARRAY));
+                if (!arr || node_set(node.p, N_DATA, arr.p) < 0) return nullptr;
             }
         }
     }
@@ -733,8 +907,9 @@ PyObject* core_compute(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     int t = PyObject_IsTrue(active);
     if (t < 0) return nullptr;
     if (t) return call_python(g.compute_python, self, args, nargs, kwnames);
-    Ref outputs(forward_routed(self, reinterpret_cast<PyObject*>(Py_TYPE(self)), args[0]));
-    if (!outputs || check_forward_nan(self, outputs.p) < 0) return nullptr;
+    LocalView cfg(g.config);
+    Ref outputs(forward_routed(self, reinterpret_cast<PyObject*>(Py_TYPE(self)), args[0], cfg));
+    if (!outputs || check_forward_nan(self, outputs.p, cfg) < 0) return nullptr;
     return outputs.release();
 }
 
@@ -829,6 +1004,7 @@ PyObject* core_install(PyObject*, PyObject* refs) {
     // (kept for the process's life; what a second install replaces leaks)
     for (const auto& f : fields) Py_INCREF(fresh.*f.member);
     g = fresh;
+    find_slot_offsets();
     g_installed = true;
     PyTypeObject* type = reinterpret_cast<PyTypeObject*>(function_node);
     Ref apply(PyDescr_NewMethod(type, &apply_def));

@@ -53,10 +53,18 @@ def _fingerprint(outputs):
     """What apply left: the Variables and the graph behind them."""
     seen, nodes, out = {}, [], []
 
+    def attrs(obj):
+        # (the slots Variable and VariableNode declare, then the instance
+        # dictionary in the order it was written)
+        names = [n for cls in type(obj).__mro__
+                 for n in getattr(cls, '__slots__', ()) if n[:2] != '__']
+        return [(n, type(getattr(obj, n)).__name__) for n in names] + \
+            [(k, type(x).__name__) for k, x in vars(obj).items()]
+
     def var_facts(v):
-        facts = [(k, type(x).__name__) for k, x in vars(v).items()]
+        facts = attrs(v)
         node = v.node
-        nfacts = [(k, type(x).__name__) for k, x in vars(node).items()]
+        nfacts = attrs(node)
         return (type(v).__name__, facts, nfacts, v.requires_grad,
                 type(v.requires_grad).__name__, node.rank, node.shape,
                 str(node.dtype), node.name,
