@@ -1251,7 +1251,12 @@ if _native_core is not None:
         'mixed_bf16': mixed_bf16, 'route_watch': _route_watch,
         'run_route_off_device': _run_route_off_device,
         'compute_python': FunctionNode._compute_python,
+        'wants_route': FunctionNode._wants_route_on_device,
+        'default_profitable_on_device': _default_profitable_on_device,
+        'plain_arrays': _plain_arrays,
     })
+    if intel64._dnnl is not None:
+        _native_core.set_tensor_type(intel64.mdarray, intel64._dnnl.plain_views)
 
 
 def native_core(enabled=None):

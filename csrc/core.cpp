@@ -51,6 +51,11 @@ struct CoreRefs {
     PyObject* route_watch = nullptr;         // function_node._route_watch (a list)
     PyObject* run_route_off_device = nullptr;  // function_node._run_route_off_device
     PyObject* compute_python = nullptr;      // FunctionNode._compute_python
+    PyObject* wants_route = nullptr;         // FunctionNode._wants_route_on_device
+    PyObject* default_profitable_on_device = nullptr;  // FunctionNode.intel64_profitable_on_device
+    PyObject* plain_arrays = nullptr;        // function_node._plain_arrays
+    PyObject* always = nullptr;              // 'always'
+    PyObject* plain_views = nullptr;         // cpuframe._dnnl.plain_views (set_tensor_type)
     PyObject* never = nullptr;               // 'never'
     PyObject* autos = nullptr;               // 'auto'
     PyObject* empty = nullptr;               // ()
@@ -70,7 +75,8 @@ PyObject *s_array, *s_requires_grad_, *s_node, *s_grad_var, *s_loss_scale, *s_va
     *s_inputs, *s_outputs, *s_output_meta, *s_retained_output_data,
     *s_intel64_on_device, *s_forward_intel64, *s_forward, *s_forward_cpu, *s_dtype_cfg,
     *s_forward_dtype, *s_bf16_forward, *s_route_choice, *s_choose_off_device, *s_use_ideep,
-    *s_intel64_profitable, *s_dict;
+    *s_intel64_profitable, *s_dict, *s_wants_route, *s_profitable_on_device, *s_supports,
+    *s_choose_on_device, *s_plain_inputs, *s_is_plain, *s_storage_dtype;
 
 bool intern_names() {
     struct {
@@ -122,6 +128,13 @@ bool intern_names() {
         {&s_use_ideep, "use_ideep"},
         {&s_intel64_profitable, "intel64_profitable"},
         {&s_dict, "__dict__"},
+        {&s_wants_route, "_wants_route_on_device"},
+        {&s_profitable_on_device, "intel64_profitable_on_device"},
+        {&s_supports, "intel64_supports"},
+        {&s_choose_on_device, "_choose_on_device"},
+        {&s_plain_inputs, "_plain_inputs"},
+        {&s_is_plain, "is_plain"},
+        {&s_storage_dtype, "storage_dtype"},
     };
     for (auto& n : names) {
         if (*n.slot == nullptr) {
@@ -545,22 +558,142 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data,
                                      in_data);
 }
 
-// self._forward_routed(in_data), NumPy arrays under the class's default
-// rules in C (forward_routed_numpy).
+// FunctionNode._forward_routed for device arrays (mdarrays, with or without
+// NumPy arrays) under the class's default rules, outside mixed_bf16 and
+// without a kept route choice: 'auto' asks the size rule first
+// (_wants_route_on_device: a small call takes the NumPy path on the
+// buffers' views), the route runs on the arrays as they are; the caller
+// checked the classes' defaults.
+PyObject* forward_routed_device(PyObject* self, PyObject* cls, PyObject* in_data, LocalView& cfg) {
+    Ref dtype(cfg.get(s_dtype_cfg));
+    if (!dtype) return nullptr;
+    if (dtype.p == g.mixed_bf16 || g.plain_views == nullptr)
+        return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+    Ref route_fn(class_attr(cls, s_forward_intel64));
+    if (!route_fn) return nullptr;
+    bool has_route = route_fn.p != g.no_intel64_route;
+    Ref mode;
+    if (has_route) {
+        Ref choice(PyObject_GetAttr(self, s_route_choice));
+        if (!choice) return nullptr;
+        Ref wants_fn(class_attr(cls, s_wants_route));
+        if (!wants_fn) return nullptr;
+        mode.reset(cfg.get(s_use_ideep));
+        if (!mode) return nullptr;
+        // (another mode's check, a kept choice, a class's own wants rule:
+        // the Python method)
+        if (choice.p != Py_None || wants_fn.p != g.wants_route ||
+            !(str_eq(mode.p, g.autos) || str_eq(mode.p, g.never) || str_eq(mode.p, g.always)))
+            return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+    }
+    if (set_attr(self, s_forward_dtype, dtype.p) < 0 || set_attr(self, s_bf16_forward, Py_False) < 0)
+        return nullptr;
+    Ref data(in_data);
+    Py_INCREF(in_data);
+    bool on_device = true;
+    int route = -1;  // -1: none to choose
+    if (has_route) {
+        int wants = -1;  // 1: the route if supported; 0: the NumPy path
+        if (str_eq(mode.p, g.autos)) {
+            // (_wants_route_on_device: the class's size rule; an error
+            // leaves the choice to the route)
+            Ref rule(class_attr(cls, s_profitable_on_device));
+            if (!rule) return nullptr;
+            Ref ok(PyObject_CallMethodOneArg(
+                self, rule.p == g.default_profitable_on_device ? s_intel64_profitable
+                                                               : s_profitable_on_device,
+                data.p));
+            int t = ok ? PyObject_IsTrue(ok.p) : -1;
+            if (t < 0) {
+                if (!PyErr_ExceptionMatches(PyExc_Exception)) return nullptr;
+                PyErr_Clear();
+                t = 1;
+            }
+            if (t) {
+                wants = 1;
+            } else {
+                Ref views(PyObject_CallOneArg(g.plain_views, data.p));
+                if (!views) return nullptr;
+                if (views.p != Py_None) {
+                    data.reset(views.release());
+                    on_device = false;
+                    wants = 0;
+                } else {
+                    // a laid-out (blocked) or bfloat16 buffer keeps the route
+                    wants = 0;
+                    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(data.p) && !wants; ++i) {
+                        PyObject* x = PyTuple_GET_ITEM(data.p, i);
+                        if (reinterpret_cast<PyObject*>(Py_TYPE(x)) != g.tensor_type) continue;
+                        Ref plain(PyObject_GetAttr(x, s_is_plain));
+                        if (!plain) return nullptr;
+                        int p = PyObject_IsTrue(plain.p);
+                        if (p < 0) return nullptr;
+                        if (p) {
+                            Ref st(PyObject_GetAttr(x, s_storage_dtype));
+                            if (!st) return nullptr;
+                            PyObject* f32 = PyUnicode_FromString("float32");
+                            if (f32 == nullptr) return nullptr;
+                            int eq = PyObject_RichCompareBool(st.p, f32, Py_EQ);
+                            Py_DECREF(f32);
+                            if (eq < 0) return nullptr;
+                            p = eq;
+                        }
+                        if (!p) wants = 1;
+                    }
+                }
+            }
+        }
+        if (wants == 0) {
+            route = 0;
+        } else {
+            // (_choose_on_device: the route where the op supports the arrays)
+            Ref ok(PyObject_CallMethodOneArg(self, s_supports, data.p));
+            if (!ok) return nullptr;
+            route = PyObject_IsTrue(ok.p);
+            if (route < 0) return nullptr;
+        }
+    }
+    if (route >= 0 && PyList_GET_SIZE(g.route_watch) && PyList_GET_ITEM(g.route_watch, 0) != Py_None) {
+        PyObject* watch = PyList_GET_ITEM(g.route_watch, 0);
+        Py_INCREF(watch);
+        Ref w(watch);
+        Ref r(PyObject_CallFunctionObjArgs(w.p, self, route ? Py_True : Py_False, nullptr));
+        if (!r) return nullptr;
+    }
+    if (route == 1) return PyObject_CallMethodOneArg(self, s_forward_intel64, data.p);
+    if (on_device) {
+        Ref plain(PyObject_CallOneArg(g.plain_arrays, data.p));
+        if (!plain) return nullptr;
+        data.reset(plain.release());
+        if (set_attr(self, s_plain_inputs, Py_None) < 0) return nullptr;
+    }
+    Ref forward(class_attr(cls, s_forward));
+    if (!forward) return nullptr;
+    return PyObject_CallMethodOneArg(self, forward.p == g.default_forward ? s_forward_cpu : s_forward,
+                                     data.p);
+}
+
+// self._forward_routed(in_data): NumPy arrays and device arrays under the
+// class's default rules in C (forward_routed_numpy, forward_routed_device).
 PyObject* forward_routed(PyObject* self, PyObject* cls, PyObject* in_data, LocalView& cfg) {
-    bool numpy_only = true;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(in_data) && numpy_only; ++i)
-        numpy_only =
-            reinterpret_cast<PyObject*>(Py_TYPE(PyTuple_GET_ITEM(in_data, i))) == g.ndarray_type;
-    if (numpy_only) {
+    bool common = true, device = false;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(in_data) && common; ++i) {
+        PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(PyTuple_GET_ITEM(in_data, i)));
+        if (t == g.tensor_type)
+            device = true;
+        else
+            common = t == g.ndarray_type;
+    }
+    if (common) {
         Ref routed(class_attr(cls, s_forward_routed));
         if (!routed) return nullptr;
         Ref rule(class_attr(cls, s_intel64_on_device));
         if (!rule) return nullptr;
-        numpy_only = routed.p == g.forward_routed && rule.p == g.default_on_device;
+        common = routed.p == g.forward_routed && rule.p == g.default_on_device;
     }
-    return numpy_only ? forward_routed_numpy(self, cls, in_data, cfg)
-                      : PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+    if (!common) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+    return device ? forward_routed_device(self, cls, in_data, cfg)
+                  : forward_routed_numpy(self, cls, in_data, cfg);
 }
 
 // Under config.debug: _check_nan(outputs, 'the forward computation of ' +
@@ -971,6 +1104,9 @@ PyObject* core_install(PyObject*, PyObject* refs) {
         {&CoreRefs::route_watch, "route_watch"},
         {&CoreRefs::run_route_off_device, "run_route_off_device"},
         {&CoreRefs::compute_python, "compute_python"},
+        {&CoreRefs::wants_route, "wants_route"},
+        {&CoreRefs::default_profitable_on_device, "default_profitable_on_device"},
+        {&CoreRefs::plain_arrays, "plain_arrays"},
     };
     CoreRefs fresh = g;
     for (const auto& f : fields) {
@@ -995,7 +1131,8 @@ PyObject* core_install(PyObject*, PyObject* refs) {
     if (fresh.empty == nullptr) {
         fresh.never = PyUnicode_InternFromString("never");
         fresh.autos = PyUnicode_InternFromString("auto");
-        if (!fresh.never || !fresh.autos) return nullptr;
+        fresh.always = PyUnicode_InternFromString("always");
+        if (!fresh.never || !fresh.autos || !fresh.always) return nullptr;
         fresh.empty = PyTuple_New(0);
         fresh.zero = PyLong_FromLong(0);
         fresh.one = PyLong_FromLong(1);
@@ -1013,24 +1150,32 @@ PyObject* core_install(PyObject*, PyObject* refs) {
     return PyTuple_Pack(2, apply.p, compute.p);
 }
 
-// set_tensor_type(mdarray): the Intel64 device's array type, once the
-// oneDNN module is loaded (cpuframe.backends.intel64 tells it).
-PyObject* core_set_tensor_type(PyObject*, PyObject* type) {
-    if (!PyType_Check(type)) {
-        PyErr_SetString(PyExc_TypeError, "set_tensor_type: expected a type");
+// set_tensor_type(mdarray, plain_views): the Intel64 device's array type
+// and the oneDNN module's plain_views, once that module is loaded
+// (cpuframe.backends.intel64 tells it).
+PyObject* core_set_tensor_type(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyType_Check(args[0]) || !PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "set_tensor_type: expected (mdarray, plain_views), a type and a function");
         return nullptr;
     }
-    Py_INCREF(type);
-    PyObject* old = g.tensor_type;
-    g.tensor_type = type;
-    Py_XDECREF(old);
+    PyObject* olds[2] = {g.tensor_type, g.plain_views};
+    Py_INCREF(args[0]);
+    Py_INCREF(args[1]);
+    g.tensor_type = args[0];
+    g.plain_views = args[1];
+    Py_XDECREF(olds[0]);
+    Py_XDECREF(olds[1]);
     Py_RETURN_NONE;
 }
 
 PyMethodDef core_defs[] = {
-    {"set_tensor_type", core_set_tensor_type, METH_O,
-     "set_tensor_type(mdarray): the Intel64 device's array type, which apply takes as it "
-     "takes NumPy arrays (cpuframe.backends.intel64 calls it when the oneDNN module loads)."},
+    {"set_tensor_type",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(core_set_tensor_type)),
+     METH_FASTCALL,
+     "set_tensor_type(mdarray, plain_views): the Intel64 device's array type, which apply takes "
+     "as it takes NumPy arrays, and the oneDNN module's plain_views (cpuframe.backends.intel64 "
+     "calls it when that module loads)."},
     {"core_install", core_install, METH_O,
      "core_install(refs) -> the native (FunctionNode.apply, FunctionNode._compute) (method "
      "descriptors); refs: the "

@@ -262,6 +262,46 @@ def test_device_arrays_are_the_python_core_s():
     assert native[1][1] == type(xd).__name__
 
 
+@pytest.mark.parametrize('mode', ['never', 'auto', 'always'])
+@pytest.mark.parametrize('size', ['small', 'large'])
+def test_device_routes_are_the_python_core_s(mode, size):
+    """Device arrays (with NumPy arrays beside them) under each mode, below
+    and above 'auto''s size rules, a blocked convolution output, NaN and
+    inf: the same routes, arrays, layouts and gradients."""
+    if not intel64.is_ideep_available():
+        pytest.skip('no native module')
+    n, c = (2, 4) if size == 'small' else (16, 32)
+    x = _arr(n, c, 8, 8, seed=8) * 4
+    x[0, 0, 0, 0], x[-1, -1, -1, -1] = numpy.nan, numpy.inf
+    w = _arr(c, c, 3, 3, seed=9)
+    lw = _arr(10, c * 16, seed=10)
+    chosen = []
+
+    def scenario():
+        chosen.clear()
+        xd, wd, lwd = (intel64.from_numpy(a) for a in (x, w, lw))
+        with using_config('use_ideep', mode):
+            xv, wv, lv = Variable(xd), Variable(wd), Variable(lwd)
+            h = F.relu(F.convolution_2d(xv, wv, pad=1))
+            h = F.max_pooling_2d(h + xd, 2)
+            h = F.linear(h, lv)
+            h = F.tanh(h * numpy.float32(0.5)) + _arr(n, 10, seed=11)
+            loss = F.sum(h * h)
+            loss.backward()
+        return (_fingerprint((h,)), list(chosen),
+                [type(a.array).__name__ for a in (h,)],
+                [None if v.grad is None else numpy.asarray(v.grad).tolist()
+                 for v in (xv, wv, lv)])
+    old = function_node._route_watch[0]
+    function_node._route_watch[0] = lambda node, c: chosen.append(
+        (type(node).__name__, c))
+    try:
+        native = _assert_same(scenario)
+    finally:
+        function_node._route_watch[0] = old
+    assert native[1][1], 'the route watch was told nothing'
+
+
 class _Custom(FunctionNode):
     """A user's node: its own type check (no signature attributes), an
     explicit retain, a forward that may return what it is told to."""

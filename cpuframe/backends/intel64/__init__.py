@@ -200,7 +200,7 @@ def _install():
     except ImportError:
         pass
     else:
-        _core.set_tensor_type(mod.Tensor)
+        _core.set_tensor_type(mod.Tensor, mod.plain_views)
 
 
 
