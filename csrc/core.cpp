@@ -935,9 +935,13 @@ PyObject* apply_impl(PyObject* self, PyObject* inputs) {
         PyObject* wr = PyWeakref_NewRef(node.p, nullptr);
         if (wr == nullptr) return nullptr;
         PyTuple_SET_ITEM(refs.p, i, wr);
-        Ref shape(PyObject_GetAttr(y, s_shape));
+        // (an ndarray's or mdarray's shape is a tuple: the one of_output
+        // read for the node, as a second read would give)
+        PyObject* yt = reinterpret_cast<PyObject*>(Py_TYPE(y));
+        bool known = yt == g.ndarray_type || yt == g.tensor_type;
+        Ref shape(known ? node_get(node.p, N_SHAPE) : PyObject_GetAttr(y, s_shape));
         if (!shape) return nullptr;
-        Ref dtype(PyObject_GetAttr(y, s_dtype));
+        Ref dtype(known ? node_get(node.p, N_DTYPE) : PyObject_GetAttr(y, s_dtype));
         if (!dtype) return nullptr;
         Ref device;
         if (reinterpret_cast<PyObject*>(Py_TYPE(y)) == g.ndarray_type) {
