@@ -267,12 +267,14 @@ Py_ssize_t slot_offset(PyObject* type, PyObject* name) {
     Py_ssize_t off = -1;
 #ifdef Py_T_OBJECT_EX
     const int object_ex = Py_T_OBJECT_EX;
+    const int readonly = Py_READONLY;
 #else
     const int object_ex = T_OBJECT_EX;
+    const int readonly = READONLY;
 #endif
     if (Py_TYPE(d) == &PyMemberDescr_Type) {
         PyMemberDef* m = reinterpret_cast<PyMemberDescrObject*>(d)->d_member;
-        if (m->type == object_ex && !(m->flags & READONLY)) off = m->offset;
+        if (m->type == object_ex && !(m->flags & readonly)) off = m->offset;
     }
     Py_DECREF(d);
     return off;
