@@ -480,3 +480,22 @@ def test_static_graph_records_through_the_python_core():
     assert all(_same(ys[0], y) for y in ys[1:])
     assert threading.current_thread() is threading.main_thread()
     assert config.enable_backprop
+
+
+def test_the_environment_variable_runs_the_python_core():
+    import subprocess
+    code = ('import cpuframe, numpy\n'
+            'from cpuframe import function_node as fn\n'
+            'x = cpuframe.Variable(numpy.arange(6, dtype=numpy.float32))\n'
+            'y = cpuframe.functions.sum(x * x)\n'
+            'y.backward()\n'
+            'print(fn.native_core(), y.array.item(), x.grad.tolist())\n'
+            'cpuframe.print_runtime_info()\n')
+    env = dict(__import__('os').environ, CPUFRAME_NATIVE_CORE='0')
+    out = subprocess.run([sys.executable, '-c', code], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    first, *rest = out.stdout.splitlines()
+    assert first == 'False 55.0 [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]'
+    assert 'native core:    off (the Python core: CPUFRAME_NATIVE_CORE=0)' \
+        in rest

@@ -12,6 +12,10 @@ median, and cpuframe / Chainer.
 
     python benchmarks/examples/run.py --chainer-python /venv-chainer/bin/python
     python benchmarks/examples/run.py --scripts ptb_rnnlm,dqn --paths auto,numpy
+    python benchmarks/examples/run.py --scripts sentiment --paths auto,pycore
+
+``pycore`` is ``auto`` with the core's Python definitions
+(``CPUFRAME_NATIVE_CORE=0``) instead of ``cpuframe._core``.
 
 ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE`` are removed from the
 scripts' environment (they slow NumPy's BLAS).
@@ -35,6 +39,8 @@ PATHS = {
     'auto': (False, {}, []),
     'intel64': (False, {}, ['--device', '@intel64']),
     'numpy': (False, {'CPUFRAME_USE_IDEEP': 'never'}, []),
+    # 'auto' with the core's Python definitions instead of cpuframe._core
+    'pycore': (False, {'CPUFRAME_NATIVE_CORE': '0'}, []),
     'chainer': (True, {}, []),
 }
 
@@ -103,6 +109,9 @@ def main(argv=None):
     if 'chainer' in paths:
         header += ' | ' + ' | '.join(
             '{} / chainer'.format(p) for p in paths if p != 'chainer')
+    core_ab = 'auto' in paths and 'pycore' in paths
+    if core_ab:
+        header += ' | auto / pycore'
     print(header + ' |')
     print('|' + '---|' * (header.count('|')))
     for s in scripts:
@@ -111,6 +120,8 @@ def main(argv=None):
         if 'chainer' in paths:
             cells += ['{:.2f}'.format(figs[p] / figs['chainer'])
                       for p in paths if p != 'chainer']
+        if core_ab:
+            cells.append('{:.2f}'.format(figs['auto'] / figs['pycore']))
         print('| {} | {} |'.format(s, ' | '.join(cells)))
     if args.json:
         with open(args.json, 'w') as f:
