@@ -266,7 +266,7 @@ class UpdateRule:
     def _direct_applies(self, param, data):
         # (the rest of ``_update_direct``'s case: no loss scale, no float16
         # master copy, the general steps and update_core not replaced)
-        if param.__dict__.get('_loss_scale') is not None or (
+        if param._loss_scale is not None or (
                 self._use_fp32_update and data.dtype == numpy.float16):
             return False
         cls = type(self)
@@ -698,7 +698,7 @@ def _shared_update(step, rule, param, hp):
         return False      # (_own_methods)
     data = param._data[0]
     g = param._grad_var
-    if g is None or param.__dict__.get('_loss_scale') is not None:
+    if g is None or param._loss_scale is not None:
         return False
     grad = g._array
     if type(data) is not _ndarray:

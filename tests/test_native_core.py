@@ -499,3 +499,29 @@ def test_the_environment_variable_runs_the_python_core():
     assert first == 'False 55.0 [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]'
     assert 'native core:    off (the Python core: CPUFRAME_NATIVE_CORE=0)' \
         in rest
+
+
+@pytest.mark.parametrize('opt_name', ['SGD', 'MomentumSGD', 'Adam'])
+def test_a_loss_scale_left_by_a_pre_hook_is_divided_out(opt_name):
+    """Variable keeps ``_loss_scale`` in a slot: the optimizers' direct
+    steps must still see it (a 'pre' hook's backward(loss_scale=8) leaves a
+    scaled gradient there) and take the general step, which divides."""
+    def run(scaled):
+        link = cpuframe.links.Linear(3, 2, initialW=_arr(2, 3, seed=12),
+                                     initial_bias=_arr(2, seed=13))
+        opt = getattr(cpuframe.optimizers, opt_name)().setup(link)
+        x = _arr(4, 3, seed=14)
+
+        def pre(optimizer):
+            link.cleargrads()
+            loss = F.sum(link(x) * link(x))
+            loss.backward(loss_scale=8.0 if scaled else None)
+            if scaled:
+                assert link.W._loss_scale == 8.0
+        pre.timing = 'pre'
+        opt.add_hook(pre, name='pre_backward', timing='pre')
+        for _ in range(2):
+            opt.update()
+        return link.W.array.copy(), link.b.array.copy()
+    for a, b in zip(run(True), run(False)):
+        numpy.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
