@@ -718,6 +718,12 @@ class FunctionNode:
                 pass
         elif mode != 'always':
             check_use_ideep(mode)
+        return self._choose_off_device_rest(inputs, mode)
+
+    def _choose_off_device_rest(self, inputs, mode):
+        """``_choose_off_device`` after the size rule passed ('auto'), for
+        'always' after the mode's check (the native core asks the rule
+        itself, then this)."""
         if not intel64.is_ideep_available():
             if mode == 'always':
                 intel64.check_ideep_available()
@@ -1252,6 +1258,8 @@ if _native_core is not None:
         'run_route_off_device': _run_route_off_device,
         'compute_python': FunctionNode._compute_python,
         'wants_route': FunctionNode._wants_route_on_device,
+        'choose_off_device': FunctionNode._choose_off_device,
+        'choose_on_device': FunctionNode._choose_on_device,
         'default_profitable_on_device': _default_profitable_on_device,
         'plain_arrays': _plain_arrays,
     })

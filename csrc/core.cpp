@@ -52,6 +52,8 @@ struct CoreRefs {
     PyObject* run_route_off_device = nullptr;  // function_node._run_route_off_device
     PyObject* compute_python = nullptr;      // FunctionNode._compute_python
     PyObject* wants_route = nullptr;         // FunctionNode._wants_route_on_device
+    PyObject* choose_off_device = nullptr;   // FunctionNode._choose_off_device
+    PyObject* choose_on_device = nullptr;    // FunctionNode._choose_on_device
     PyObject* default_profitable_on_device = nullptr;  // FunctionNode.intel64_profitable_on_device
     PyObject* plain_arrays = nullptr;        // function_node._plain_arrays
     PyObject* always = nullptr;              // 'always'
@@ -76,7 +78,7 @@ PyObject *s_array, *s_requires_grad_, *s_node, *s_grad_var, *s_loss_scale, *s_va
     *s_intel64_on_device, *s_forward_intel64, *s_forward, *s_forward_cpu, *s_dtype_cfg,
     *s_forward_dtype, *s_bf16_forward, *s_route_choice, *s_choose_off_device, *s_use_ideep,
     *s_intel64_profitable, *s_dict, *s_wants_route, *s_profitable_on_device, *s_supports,
-    *s_choose_on_device, *s_plain_inputs, *s_is_plain, *s_storage_dtype;
+    *s_choose_on_device, *s_plain_inputs, *s_is_plain, *s_storage_dtype, *s_choose_off_rest;
 
 bool intern_names() {
     struct {
@@ -135,6 +137,7 @@ bool intern_names() {
         {&s_plain_inputs, "_plain_inputs"},
         {&s_is_plain, "is_plain"},
         {&s_storage_dtype, "storage_dtype"},
+        {&s_choose_off_rest, "_choose_off_device_rest"},
     };
     for (auto& n : names) {
         if (*n.slot == nullptr) {
@@ -198,10 +201,9 @@ struct LocalView {
 
     // getattr(obj, key): a new reference or nullptr
     PyObject* get(PyObject* key) {
-        PyObject* cls_value = _PyType_Lookup(Py_TYPE(obj), key);
-        if (cls_value != nullptr && Py_TYPE(cls_value)->tp_descr_get != nullptr)
-            return PyObject_GetAttr(obj, key);
         if (dict == nullptr) {
+            // (first: fetching it may run the class's __init__ for a new
+            // thread, Python code)
             dict = PyObject_GetAttr(obj, s_dict);
             if (dict == nullptr) return nullptr;
             if (!PyDict_Check(dict)) {
@@ -209,6 +211,9 @@ struct LocalView {
                 return PyObject_GetAttr(obj, key);
             }
         }
+        PyObject* cls_value = _PyType_Lookup(Py_TYPE(obj), key);
+        if (cls_value != nullptr && Py_TYPE(cls_value)->tp_descr_get != nullptr)
+            return PyObject_GetAttr(obj, key);
         PyObject* v = PyDict_GetItemWithError(dict, key);
         if (v == nullptr) {
             if (PyErr_Occurred()) return nullptr;
@@ -429,14 +434,14 @@ int check_by_signature(PyObject* self, PyObject* cls, PyObject* attrs, PyObject*
         }
     }
     if (built) {
-        Ref seq(PySequence_Fast(attrs, "_type_check_attrs"));
+        Ref seq(PySequence_Tuple(attrs));
         if (!seq) {
             built = false;
-        } else if (PySequence_Fast_GET_SIZE(seq.p) > 0) {
-            Py_ssize_t m = PySequence_Fast_GET_SIZE(seq.p);
+        } else if (PyTuple_GET_SIZE(seq.p) > 0) {
+            Py_ssize_t m = PyTuple_GET_SIZE(seq.p);
             Ref values(PyTuple_New(m));
             for (Py_ssize_t j = 0; values && j < m; ++j) {
-                PyObject* v = PyObject_GetAttr(self, PySequence_Fast_GET_ITEM(seq.p, j));
+                PyObject* v = PyObject_GetAttr(self, PyTuple_GET_ITEM(seq.p, j));
                 if (v == nullptr) {
                     values.reset(nullptr);
                     break;
@@ -486,6 +491,23 @@ PyObject* py_or(PyObject* const* values, int n) {
 
 constexpr Py_ssize_t kMaxFast = 8;
 
+// self.forward(data), as the Python method calls it (an instance's own
+// forward included); FunctionNode.forward on NumPy arrays only is
+// forward_cpu, called directly.
+PyObject* call_forward(PyObject* self, PyObject* data) {
+    Ref bound(PyObject_GetAttr(self, s_forward));
+    if (!bound) return nullptr;
+    if (PyMethod_Check(bound.p) && PyMethod_GET_FUNCTION(bound.p) == g.default_forward &&
+        PyMethod_GET_SELF(bound.p) == self) {
+        bool numpy_only = true;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(data) && numpy_only; ++i)
+            numpy_only =
+                reinterpret_cast<PyObject*>(Py_TYPE(PyTuple_GET_ITEM(data, i))) == g.ndarray_type;
+        if (numpy_only) return PyObject_CallMethodOneArg(self, s_forward_cpu, data);
+    }
+    return PyObject_CallOneArg(bound.p, data);
+}
+
 // ``value == text`` for a str value (text interned): identity first.
 bool str_eq(PyObject* value, PyObject* text) {
     if (value == text) return true;
@@ -507,8 +529,13 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data,
     Ref route_fn(class_attr(cls, s_forward_intel64));
     if (!route_fn) return nullptr;
     bool has_route = route_fn.p != g.no_intel64_route;
-    if (has_route && choice.p != Py_None)
-        return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+    if (has_route) {
+        // (a kept choice, a class's own choice: the Python method)
+        Ref chooser(class_attr(cls, s_choose_off_device));
+        if (!chooser) return nullptr;
+        if (choice.p != Py_None || chooser.p != g.choose_off_device)
+            return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+    }
     if (set_attr(self, s_forward_dtype, dtype.p) < 0 || set_attr(self, s_bf16_forward, Py_False) < 0)
         return nullptr;
     int route = -1;  // -1: none to choose (None in Python)
@@ -538,7 +565,11 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data,
             }
         }
         if (!decided) {
-            Ref r(PyObject_CallMethodObjArgs(self, s_choose_off_device, in_data, mode.p, nullptr));
+            // (past the size rule: the rest of _choose_off_device, which
+            // does not ask the rule first again; another mode: all of it)
+            Ref r(PyObject_CallMethodObjArgs(
+                self, str_eq(mode.p, g.autos) ? s_choose_off_rest : s_choose_off_device, in_data,
+                mode.p, nullptr));
             if (!r) return nullptr;
             int t = PyObject_IsTrue(r.p);
             if (t < 0) return nullptr;
@@ -553,11 +584,7 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data,
         if (!r) return nullptr;
     }
     if (route == 1) return PyObject_CallFunctionObjArgs(g.run_route_off_device, self, in_data, nullptr);
-    Ref forward(class_attr(cls, s_forward));
-    if (!forward) return nullptr;
-    // (FunctionNode.forward on NumPy arrays is forward_cpu)
-    return PyObject_CallMethodOneArg(self, forward.p == g.default_forward ? s_forward_cpu : s_forward,
-                                     in_data);
+    return call_forward(self, in_data);
 }
 
 // FunctionNode._forward_routed for device arrays (mdarrays, with or without
@@ -584,7 +611,9 @@ PyObject* forward_routed_device(PyObject* self, PyObject* cls, PyObject* in_data
         if (!mode) return nullptr;
         // (another mode's check, a kept choice, a class's own wants rule:
         // the Python method)
-        if (choice.p != Py_None || wants_fn.p != g.wants_route ||
+        Ref chooser(class_attr(cls, s_choose_on_device));
+        if (!chooser) return nullptr;
+        if (choice.p != Py_None || wants_fn.p != g.wants_route || chooser.p != g.choose_on_device ||
             !(str_eq(mode.p, g.autos) || str_eq(mode.p, g.never) || str_eq(mode.p, g.always)))
             return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
     }
@@ -669,10 +698,7 @@ PyObject* forward_routed_device(PyObject* self, PyObject* cls, PyObject* in_data
         data.reset(plain.release());
         if (set_attr(self, s_plain_inputs, Py_None) < 0) return nullptr;
     }
-    Ref forward(class_attr(cls, s_forward));
-    if (!forward) return nullptr;
-    return PyObject_CallMethodOneArg(self, forward.p == g.default_forward ? s_forward_cpu : s_forward,
-                                     data.p);
+    return call_forward(self, data.p);
 }
 
 // self._forward_routed(in_data): NumPy arrays and device arrays under the
@@ -963,15 +989,15 @@ PyObject* apply_impl(PyObject* self, PyObject* inputs) {
         Ref retain(PyObject_GetAttr(self, s_in_retain));
         if (!retain) return nullptr;
         if (retain.p != Py_None) {
-            Ref seq(PySequence_Fast(retain.p, "_input_indexes_to_retain"));
+            Ref seq(PySequence_Tuple(retain.p));
             if (!seq) return nullptr;
-            for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(seq.p); ++j) {
-                Py_ssize_t i = PyNumber_AsSsize_t(PySequence_Fast_GET_ITEM(seq.p, j),
+            for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(seq.p); ++j) {
+                Py_ssize_t i = PyNumber_AsSsize_t(PyTuple_GET_ITEM(seq.p, j),
                                                   PyExc_IndexError);
                 if (i == -1 && PyErr_Occurred()) return nullptr;
                 if (i < 0) i += n;
                 if (i < 0 || i >= n) {
-                    PyErr_SetString(PyExc_IndexError, "list index out of range");
+                    PyErr_SetString(PyExc_IndexError, "tuple index out of range");
                     return nullptr;
                 }
                 // (Variable.retain_data: the node keeps the array)
@@ -987,13 +1013,13 @@ PyObject* apply_impl(PyObject* self, PyObject* inputs) {
         Ref retain(PyObject_GetAttr(self, s_out_retain));
         if (!retain) return nullptr;
         if (retain.p != Py_None) {
-            Ref seq(PySequence_Fast(retain.p, "_output_indexes_to_retain"));
+            Ref seq(PySequence_Tuple(retain.p));
             if (!seq) return nullptr;
-            Py_ssize_t m = PySequence_Fast_GET_SIZE(seq.p);
+            Py_ssize_t m = PyTuple_GET_SIZE(seq.p);
             Ref kept(PyTuple_New(m));
             if (!kept) return nullptr;
             for (Py_ssize_t j = 0; j < m; ++j) {
-                PyObject* y = PyObject_GetItem(outputs.p, PySequence_Fast_GET_ITEM(seq.p, j));
+                PyObject* y = PyObject_GetItem(outputs.p, PyTuple_GET_ITEM(seq.p, j));
                 if (y == nullptr) return nullptr;
                 PyTuple_SET_ITEM(kept.p, j, y);
             }
@@ -1111,6 +1137,8 @@ PyObject* core_install(PyObject*, PyObject* refs) {
         {&CoreRefs::run_route_off_device, "run_route_off_device"},
         {&CoreRefs::compute_python, "compute_python"},
         {&CoreRefs::wants_route, "wants_route"},
+        {&CoreRefs::choose_off_device, "choose_off_device"},
+        {&CoreRefs::choose_on_device, "choose_on_device"},
         {&CoreRefs::default_profitable_on_device, "default_profitable_on_device"},
         {&CoreRefs::plain_arrays, "plain_arrays"},
     };

@@ -525,3 +525,81 @@ def test_a_loss_scale_left_by_a_pre_hook_is_divided_out(opt_name):
         return link.W.array.copy(), link.b.array.copy()
     for a, b in zip(run(True), run(False)):
         numpy.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+class _Asked(FunctionNode):
+    """A node with a route whose rules count their calls (a stateful rule
+    sees the same sequence of questions under both cores)."""
+
+    def __init__(self, log, profitable=True, supports=True):
+        self.log, self.profitable, self.supports = log, profitable, supports
+
+    def forward(self, inputs):
+        self.log.append('forward')
+        return inputs[0] * 2,
+
+    def forward_intel64(self, inputs):
+        self.log.append('forward_intel64')
+        return inputs[0] * 2,
+
+    def intel64_profitable(self, inputs):
+        self.log.append('profitable')
+        if self.profitable == 'raise':
+            raise ValueError('no rule for this')
+        return self.profitable
+
+    def intel64_supports(self, inputs):
+        self.log.append('supports')
+        return self.supports
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0] * 2,
+
+
+class _OwnChoice(_Asked):
+    def _choose_off_device(self, inputs, mode):
+        self.log.append('own choice')
+        return False
+
+    def _choose_on_device(self, inputs, mode):
+        self.log.append('own choice')
+        return False
+
+
+@pytest.mark.parametrize('cls', [_Asked, _OwnChoice])
+@pytest.mark.parametrize('profitable', [True, False, 'raise'])
+@pytest.mark.parametrize('mode', ['never', 'auto', 'always'])
+@pytest.mark.parametrize('device', [False, True])
+def test_the_route_questions_are_asked_as_by_the_python_core(
+        cls, profitable, mode, device):
+    if (device or mode == 'always') and not intel64.is_ideep_available():
+        pytest.skip('no native module')
+
+    def scenario():
+        log = []
+        x = intel64.from_numpy(X) if device else X
+        with using_config('use_ideep', mode):
+            y, = cls(log, profitable).apply((Variable(x),))
+        return log, numpy.asarray(y.array).tolist(), type(y.array).__name__
+    _assert_same(scenario)
+
+
+class _CpuOnly(FunctionNode):
+    """Chainer's other way: ``forward_cpu``, the default ``forward``."""
+
+    def forward_cpu(self, inputs):
+        return inputs[0] * 3,
+
+
+@pytest.mark.parametrize('make', [
+    lambda: F.tanh(Variable(X)).creator_node, _CpuOnly])
+def test_an_instance_s_own_forward_is_called(make):
+    def scenario():
+        plain = make()
+        y0, = plain.apply((Variable(Y),))
+        node = make()
+        node.forward = lambda inputs: (inputs[0] + 100,)
+        y, = node.apply((Variable(Y),))
+        return y0.array.tolist(), y.array.tolist()
+    native = _assert_same(scenario)
+    numpy.testing.assert_array_equal(native[1][1], Y + 100)
