@@ -9,9 +9,11 @@ gets without asking), ``static`` (as ``auto``, the models' forward decorated
 with ``@static_graph``: the model rows only), ``intel64`` (cpuframe, the
 model and the inputs on the
 ``@intel64`` device), ``numpy`` (cpuframe, ``use_ideep='never'``: the
-reference path), ``chainer`` (Chainer itself, on NumPy, when a Python with
-``chainer`` is given) and ``torch`` (PyTorch eager, comparison only, when a
-Python with ``torch`` is given or this one has it).
+reference path), ``pycore`` (as ``auto``, on the core's Python
+definitions instead of ``cpuframe._core``), ``chainer`` (Chainer itself, on
+NumPy, when a Python with ``chainer`` is given) and ``torch`` (PyTorch
+eager, comparison only, when a Python with ``torch`` is given or this one
+has it).
 
 Rows (``rows.py``): a relu on 4 elements; 10 elementwise ops then backward;
 an MNIST MLP SGD step; a DQN-sized MLP Adam step; two ``L.LSTM`` steps at
@@ -52,7 +54,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent.parent
 PATHS = ('auto', 'static', 'intel64', 'numpy', 'chainer', 'torch',
-         'torch_compile')
+         'torch_compile', 'pycore')
 THREAD_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
 UNFAIR_BLAS_VARS = ('OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE')
 _PREFIX = '@@overhead '
@@ -98,6 +100,9 @@ def _build(path, rows):
                            '{}'.format(cpuframe.__file__, root))
     cpuframe.config.use_ideep = 'never' if path == 'numpy' else 'auto'
     device = '@intel64' if path == 'intel64' else '@numpy'
+    if path == 'pycore':
+        from cpuframe import function_node
+        function_node.native_core(False)
     if path == 'intel64':
         from cpuframe.backends import intel64
         intel64.check_ideep_available()
@@ -307,7 +312,8 @@ def print_row(row, times, paths, header=False):
               ('static/auto', 'static', 'auto'),
               ('static/torch_compile', 'static', 'torch_compile'),
               ('intel64/numpy', 'intel64', 'numpy'),
-              ('auto/chainer', 'auto', 'chainer')] + [
+              ('auto/chainer', 'auto', 'chainer'),
+              ('auto/pycore', 'auto', 'pycore')] + [
                   (p + '/base', p, p + '@base')
                   for p in ('auto', 'intel64', 'numpy', 'static')]
     ratios = [r for r in ratios if r[1] in paths and r[2] in paths]
@@ -325,9 +331,10 @@ def print_row(row, times, paths, header=False):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument(
-        '--paths', default=','.join(p for p in PATHS if p != 'torch_compile'),
+        '--paths', default=','.join(p for p in PATHS
+                                    if p not in ('torch_compile', 'pycore')),
         help='comma-separated, of: {} (default: all but torch_compile, '
-        'whose compiling takes minutes)'.format(', '.join(PATHS)))
+        'whose compiling takes minutes, and pycore)'.format(', '.join(PATHS)))
     parser.add_argument('--rows', default='',
                         help='comma-separated row names (default: all)')
     parser.add_argument('--rounds', type=int, default=7)
