@@ -1081,13 +1081,13 @@ PyObject* core_compute(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
 PyMethodDef compute_def = {
     "_compute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(core_compute)),
     METH_FASTCALL | METH_KEYWORDS,
-    "_compute(in_data)\n--\n\nThis node's outputs (a tuple of arrays) for the arrays ``in_data``, "
+    "_compute($self, in_data)\n--\n\nThis node's outputs (a tuple of arrays) for the arrays ``in_data``, "
     "nothing recorded (the native core; FunctionNode._compute_python is the definition)."};
 
 PyMethodDef apply_def = {
     "apply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(core_apply)),
     METH_FASTCALL | METH_KEYWORDS,
-    "apply(inputs)\n--\n\nCompute the outputs of this function on ``inputs`` (Variables or arrays; "
+    "apply($self, inputs)\n--\n\nCompute the outputs of this function on ``inputs`` (Variables or arrays; "
     "arrays become constants) and return a tuple of Variables (the native core; "
     "FunctionNode._apply_python is the definition)."};
 
