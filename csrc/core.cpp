@@ -296,17 +296,22 @@ PyObject** slot_at(PyObject* obj, Py_ssize_t off) {
     return reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + off);
 }
 
-// getattr(var, name of slot k): a new reference or nullptr.
-PyObject* var_get(PyObject* var, int k) {
-    Py_ssize_t off = var_offset(var, k);
+// getattr(obj, name) at a known slot offset (off >= 0; an unset slot, and
+// off < 0, through the attribute protocol): a new reference or nullptr.
+PyObject* slot_get(PyObject* obj, Py_ssize_t off, PyObject* name) {
     if (off >= 0) {
-        PyObject* v = *slot_at(var, off);
+        PyObject* v = *slot_at(obj, off);
         if (v != nullptr) {
             Py_INCREF(v);
             return v;
         }
     }
-    return PyObject_GetAttr(var, *kVarNames[k]);
+    return PyObject_GetAttr(obj, name);
+}
+
+// getattr(var, name of slot k)
+PyObject* var_get(PyObject* var, int k) {
+    return slot_get(var, var_offset(var, k), *kVarNames[k]);
 }
 
 // setattr(obj, name, value) at a known slot offset (off >= 0) or through
@@ -330,15 +335,7 @@ Py_ssize_t node_offset(PyObject* node, int k) {
 }
 
 PyObject* node_get(PyObject* node, int k) {
-    Py_ssize_t off = node_offset(node, k);
-    if (off >= 0) {
-        PyObject* v = *slot_at(node, off);
-        if (v != nullptr) {
-            Py_INCREF(v);
-            return v;
-        }
-    }
-    return PyObject_GetAttr(node, *kNodeNames[k]);
+    return slot_get(node, node_offset(node, k), *kNodeNames[k]);
 }
 
 int node_set(PyObject* node, int k, PyObject* value) {
@@ -524,13 +521,13 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data,
     Ref dtype(cfg.get(s_dtype_cfg));
     if (!dtype) return nullptr;
     if (dtype.p == g.mixed_bf16) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
-    Ref choice(PyObject_GetAttr(self, s_route_choice));
-    if (!choice) return nullptr;
     Ref route_fn(class_attr(cls, s_forward_intel64));
     if (!route_fn) return nullptr;
     bool has_route = route_fn.p != g.no_intel64_route;
     if (has_route) {
         // (a kept choice, a class's own choice: the Python method)
+        Ref choice(PyObject_GetAttr(self, s_route_choice));
+        if (!choice) return nullptr;
         Ref chooser(class_attr(cls, s_choose_off_device));
         if (!chooser) return nullptr;
         if (choice.p != Py_None || chooser.p != g.choose_off_device)

@@ -126,6 +126,18 @@ def _assert_same(scenario):
     return native
 
 
+def _assert_same_watching_routes(scenario, chosen):
+    """``_assert_same`` with every route choice appended to ``chosen``
+    (``function_node._route_watch``, restored after)."""
+    old = function_node._route_watch[0]
+    function_node._route_watch[0] = lambda node, c: chosen.append(
+        (type(node).__name__, c))
+    try:
+        return _assert_same(scenario)
+    finally:
+        function_node._route_watch[0] = old
+
+
 def _graph(make):
     def scenario():
         outs = make()
@@ -235,13 +247,7 @@ def test_routes_and_special_values_are_the_python_core_s(values, mode):
             h = F.relu(F.linear(Variable(x), Variable(w)))
             h = F.max_pooling_2d(F.reshape(h, (8, 1, 8, 8)), 2)
             return _fingerprint((h,)), list(chosen)
-    old = function_node._route_watch[0]
-    function_node._route_watch[0] = lambda node, c: chosen.append(
-        (type(node).__name__, c))
-    try:
-        native = _assert_same(scenario)
-    finally:
-        function_node._route_watch[0] = old
+    native = _assert_same_watching_routes(scenario, chosen)
     assert native[1][1], 'the route watch was told nothing'
 
 
@@ -292,13 +298,7 @@ def test_device_routes_are_the_python_core_s(mode, size):
                 [type(a.array).__name__ for a in (h,)],
                 [None if v.grad is None else numpy.asarray(v.grad).tolist()
                  for v in (xv, wv, lv)])
-    old = function_node._route_watch[0]
-    function_node._route_watch[0] = lambda node, c: chosen.append(
-        (type(node).__name__, c))
-    try:
-        native = _assert_same(scenario)
-    finally:
-        function_node._route_watch[0] = old
+    native = _assert_same_watching_routes(scenario, chosen)
     assert native[1][1], 'the route watch was told nothing'
 
 
