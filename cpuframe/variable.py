@@ -1055,89 +1055,30 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
             hooks = func._function_hooks() if global_hooks or \
                 func._local_function_hooks else ()
             cls = type(func)
-            # (``backward_arrays`` on the arrays: no hook, nothing
-            # recorded, and no gradient for backward_accumulate to add to,
-            # or only sums it would not add into in place)
-            on_arrays = arrays and not hooks and \
-                cls.backward_arrays is not None
-            grad_inputs = None
-            if cls.backward_accumulate is not base_accumulate:
-                # The node adds the gradients its inputs already have (as
-                # Chainer's backward_accumulate): hand them over, once each.
-                grad_inputs = []
-                given = False
-                for i in targets:
-                    gs = grads.pop(inputs[i], None)
-                    if gs:
-                        given = True
-                        grad_inputs.append(sum_(gs, enable_double_backprop))
-                        gs = None
-                    else:
-                        grad_inputs.append(None)
-                if given and on_arrays and not lazy and \
-                        not func._accumulates_into(grad_inputs):
-                    # (it would only add to them: summed here as for any
-                    # node, after its backward_arrays)
-                    for k, i in enumerate(targets):
-                        if grad_inputs[k] is not None:
-                            grads[inputs[i]] = [grad_inputs[k]]
-                    given = False
-                if given:
-                    on_arrays = False
-                    if arrays:
-                        for k in range(len(grad_inputs)):
-                            g = grad_inputs[k]
-                            grad_inputs[k] = None
-                            if g is not None:
-                                grad_inputs[k] = _of_output(g, False)
-                            g = None
-                grad_inputs = None if on_arrays else tuple(grad_inputs)
-            if arrays and not on_arrays:
-                # (a node running ``backward`` takes Variables: the arrays
-                # are held by them alone from here on)
-                gys = tuple([_of_output(g, False) for g in gys])
-            if hooks:
-                # Built before _donated: a hook that sees the gradients
-                # keeps them from being overwritten in place (unless no
-                # hook holds them: FunctionHook.holds_backward_arrays).
-                in_data = tuple(node.data for node in inputs)
-                out_grad = tuple(g.array for g in gys)
-                for hook in hooks:
-                    hook.backward_preprocess(func, in_data, out_grad)
-                if not any(h.holds_backward_arrays for h in hooks):
-                    in_data = out_grad = None
-            if not enable_double_backprop:
+            if arrays and not hooks and cls.backward_arrays is not None \
+                    and cls.backward_accumulate is base_accumulate:
+                # (the common case: ``backward_arrays`` on the arrays, no
+                # hook, nothing recorded, no gradient to accumulate into)
                 if func.accepts_donated_grads:
-                    func._donated_grad_outputs = _donated_arrays(gys) \
-                        if on_arrays else _donated(gys)
-                if grad_inputs is not None:
-                    # The node may add its gradient into a sum only the
-                    # engine holds (FunctionNode.donated_grad_inputs).
-                    func._donated_grad_inputs = _donated(grad_inputs)
-            try:
-                if on_arrays:
+                    func._donated_grad_outputs = _donated_arrays(gys)
+                try:
                     gxs = func._call_backward(targets, gys, None, True)
-                else:
-                    gxs = func._call_backward(targets, gys, grad_inputs)
-            finally:
-                func._donated_grad_outputs = None
-                func._donated_grad_inputs = None
-            if hooks:
-                if in_data is None:
-                    in_data = tuple(node.data for node in inputs)
-                    out_grad = tuple(g.array for g in gys)
-                for hook in hooks:
-                    hook.backward_postprocess(func, in_data, out_grad)
-                del in_data, out_grad
-            # Drop every reference to this step's gradients: a gradient the
-            # engine alone holds may be overwritten in place by the node
-            # that consumes it (each new gradient is taken out of ``gxs``
-            # before it joins a sum, so that the list alone holds it).
-            gys = grad_inputs = None
-            if arrays and not on_arrays:
-                gxs = [None if gx is None else gx._array for gx in gxs]
-            elif type(gxs) is not list:
-                gxs = list(gxs)
+                finally:
+                    func._donated_grad_outputs = None
+                    func._donated_grad_inputs = None
+                # Drop every reference to this step's gradients: a gradient
+                # the engine alone holds may be overwritten in place by the
+                # node that consumes it (each new gradient is taken out of
+                # ``gxs`` before it joins a sum, so that the list alone
+                # holds it).
+                gys = None
+                if type(gxs) is not list:
+                    gxs = list(gxs)
+            else:
+                box = [gys]
+                gys = None
+                gxs = _node_backward(func, box, targets, grads, hooks, arrays,
+                                     enable_double_backprop, lazy)
             for k in range(len(targets)):
                 gx = gxs[k]
                 if gx is None:
@@ -1200,6 +1141,101 @@ def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
             g = gs[0] if len(gs) == 1 else sum_(gs, enable_double_backprop)
             leaf_grads[node] = _as_variable(g, node, seeds)
     return leaf_grads
+
+
+def _node_backward(func, box, targets, grads, hooks, arrays,
+                   enable_double_backprop, lazy):
+    """One node's input gradients (a list, per target: an array where the
+    engine carries arrays, else a Variable, or None) for every case but
+    the common one (``_backprop``; the native walk calls it too): hooks,
+    a ``backward_accumulate`` of the class's own, no ``backward_arrays``,
+    or double backprop. ``box`` is ``[output gradients]``, handed over so
+    that this frame alone holds them (see _temporaries.donated)."""
+    gys = box.pop()
+    inputs = func.inputs
+    cls = type(func)
+    sum_ = _add_grad_arrays if arrays else _add_grads
+    # (``backward_arrays`` on the arrays: no hook, nothing
+    # recorded, and no gradient for backward_accumulate to add to,
+    # or only sums it would not add into in place)
+    on_arrays = arrays and not hooks and cls.backward_arrays is not None
+    grad_inputs = None
+    if cls.backward_accumulate is not _base_accumulate[0]:
+        # The node adds the gradients its inputs already have (as
+        # Chainer's backward_accumulate): hand them over, once each.
+        grad_inputs = []
+        given = False
+        for i in targets:
+            gs = grads.pop(inputs[i], None)
+            if gs:
+                given = True
+                grad_inputs.append(sum_(gs, enable_double_backprop))
+                gs = None
+            else:
+                grad_inputs.append(None)
+        if given and on_arrays and not lazy and \
+                not func._accumulates_into(grad_inputs):
+            # (it would only add to them: summed here as for any
+            # node, after its backward_arrays)
+            for k, i in enumerate(targets):
+                if grad_inputs[k] is not None:
+                    grads[inputs[i]] = [grad_inputs[k]]
+            given = False
+        if given:
+            on_arrays = False
+            if arrays:
+                for k in range(len(grad_inputs)):
+                    g = grad_inputs[k]
+                    grad_inputs[k] = None
+                    if g is not None:
+                        grad_inputs[k] = _of_output(g, False)
+                    g = None
+        grad_inputs = None if on_arrays else tuple(grad_inputs)
+    if arrays and not on_arrays:
+        # (a node running ``backward`` takes Variables: the arrays
+        # are held by them alone from here on)
+        gys = tuple([_of_output(g, False) for g in gys])
+    if hooks:
+        # Built before _donated: a hook that sees the gradients
+        # keeps them from being overwritten in place (unless no
+        # hook holds them: FunctionHook.holds_backward_arrays).
+        in_data = tuple(node.data for node in inputs)
+        out_grad = tuple(g.array for g in gys)
+        for hook in hooks:
+            hook.backward_preprocess(func, in_data, out_grad)
+        if not any(h.holds_backward_arrays for h in hooks):
+            in_data = out_grad = None
+    if not enable_double_backprop:
+        if func.accepts_donated_grads:
+            func._donated_grad_outputs = _donated_arrays(gys) \
+                if on_arrays else _donated(gys)
+        if grad_inputs is not None:
+            # The node may add its gradient into a sum only the
+            # engine holds (FunctionNode.donated_grad_inputs).
+            func._donated_grad_inputs = _donated(grad_inputs)
+    try:
+        if on_arrays:
+            gxs = func._call_backward(targets, gys, None, True)
+        else:
+            gxs = func._call_backward(targets, gys, grad_inputs)
+    finally:
+        func._donated_grad_outputs = None
+        func._donated_grad_inputs = None
+    if hooks:
+        if in_data is None:
+            in_data = tuple(node.data for node in inputs)
+            out_grad = tuple(g.array for g in gys)
+        for hook in hooks:
+            hook.backward_postprocess(func, in_data, out_grad)
+        del in_data, out_grad
+    # Drop every reference to this step's gradients: a gradient the
+    # engine alone holds may be overwritten in place by the node
+    # that consumes it (each new gradient is taken out of ``gxs``
+    # before it joins a sum, so that the list alone holds it).
+    gys = grad_inputs = None
+    if arrays and not on_arrays:
+        return [None if gx is None else gx._array for gx in gxs]
+    return gxs if type(gxs) is list else list(gxs)
 
 
 def _take(grads, node, target_nodes, results, retain_grad,
