@@ -12,7 +12,8 @@ import weakref
 
 import numpy
 
-from cpuframe import _bf16, _hook_registry, _trace, backend, function_hook
+from cpuframe import _bf16, _hook_registry, _temporaries, _trace, backend, function_hook
+from cpuframe import variable as _variable_module
 from cpuframe.backends import intel64
 from cpuframe.configuration import check_use_ideep, config, mixed_bf16, using_config
 from cpuframe.utils import type_check
@@ -964,10 +965,7 @@ class FunctionNode:
         declines."""
         gxs = self.backward_arrays(targets, grad_outputs)
         if gxs is NotImplemented:
-            gxs = self._call_backward_now(
-                targets, tuple([_of_output(g, False) for g in grad_outputs]),
-                None)
-            return [None if gx is None else gx._array for gx in gxs]
+            return self._backward_arrays_declined(targets, grad_outputs)
         if len(gxs) != len(targets):
             raise ValueError(
                 '{}.backward_arrays: expected {} gradients (one per target '
@@ -991,6 +989,14 @@ class FunctionNode:
         if config.debug:
             _check_nan(ret, 'the backward computation of ' + self.label)
         return ret
+
+    def _backward_arrays_declined(self, targets, grad_outputs):
+        """``_call_backward_arrays_now`` where ``backward_arrays`` said
+        NotImplemented: ``backward`` on Variables, arrays out."""
+        gxs = self._call_backward_now(
+            targets, tuple([_of_output(g, False) for g in grad_outputs]),
+            None)
+        return [None if gx is None else gx._array for gx in gxs]
 
     def _call_backward_now(self, targets, grad_outputs, grad_inputs):
         if grad_inputs is None:
@@ -1262,14 +1268,21 @@ if _native_core is not None:
         'choose_on_device': FunctionNode._choose_on_device,
         'default_profitable_on_device': _default_profitable_on_device,
         'plain_arrays': _plain_arrays,
+        'backward_arrays_enabled': _variable_module.backward_arrays_enabled,
+        'variable_globals': vars(_variable_module),
+        'owns_buffer': _temporaries.owns_buffer,
+        'base_accumulate': FunctionNode.backward_accumulate,
+        'call_backward': FunctionNode._call_backward,
+        'call_backward_arrays_now': FunctionNode._call_backward_arrays_now,
     })
     if intel64._dnnl is not None:
         _native_core.set_tensor_type(intel64.mdarray, intel64._dnnl.plain_views)
 
 
 def native_core(enabled=None):
-    """Whether ``FunctionNode.apply``, ``FunctionNode._compute`` and
-    ``Variable._of_output`` run in C (``cpuframe._core``); ``enabled``
+    """Whether ``FunctionNode.apply``, ``FunctionNode._compute``,
+    ``Variable._of_output`` and the backward walk (``variable._backprop``'s
+    common case) run in C (``cpuframe._core``); ``enabled``
     switches them (where the module is
     there) and the previous state is returned. For tests and A/B runs: the
     Python definitions are the reference."""
@@ -1282,10 +1295,12 @@ def native_core(enabled=None):
         FunctionNode.apply = _native_apply
         FunctionNode._compute = _native_compute
         Variable._of_output = _native_core.of_output
+        variable_module._native_backprop[0] = _native_core.backprop
     else:
         FunctionNode.apply = FunctionNode._apply_python
         FunctionNode._compute = FunctionNode._compute_python
         Variable._of_output = _of_output_python
+        variable_module._native_backprop[0] = None
     _of_output = variable_module._of_output = Variable._of_output
     return was
 

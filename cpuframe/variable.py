@@ -917,8 +917,31 @@ def _needed_functions(output_nodes, target_nodes, stop_nodes=()):
 _ONE, _SECOND, _BOTH, _ALL3 = (0,), (1,), (0, 1), (0, 1, 2)
 
 
+#: ``[cpuframe._core.backprop]`` where the native core runs (installed by
+#: ``function_node.native_core``), else ``[None]``.
+_native_backprop = [None]
+
+
 def _backprop(output_nodes, output_grads, retain_grad, enable_double_backprop,
               target_nodes=None, on_leaf=None, stop_nodes=None):
+    """Run backward (see ``_backprop_python``, the definition): the native
+    core's walk takes the common case (no double backprop, target, leaf
+    listener or retained gradient), and says NotImplemented before any
+    work where it does not (the engine's array mode off, lazy_grad_sum)."""
+    walk = _native_backprop[0]
+    if walk is not None and target_nodes is None and on_leaf is None and \
+            not retain_grad and not enable_double_backprop:
+        leaf_grads = walk(output_nodes, output_grads)
+        if leaf_grads is not NotImplemented:
+            return leaf_grads
+    return _backprop_python(output_nodes, output_grads, retain_grad,
+                            enable_double_backprop, target_nodes, on_leaf,
+                            stop_nodes)
+
+
+def _backprop_python(output_nodes, output_grads, retain_grad,
+                     enable_double_backprop, target_nodes=None, on_leaf=None,
+                     stop_nodes=None):
     """Run backward from ``output_nodes`` seeded with ``output_grads``.
 
     Functions are visited once each, highest rank first, so every consumer

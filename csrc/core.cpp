@@ -22,6 +22,10 @@
 #include <Python.h>
 #include <structmember.h>  // (T_OBJECT_EX before Python 3.12)
 
+#include <algorithm>
+#include <functional>
+#include <vector>
+
 namespace {
 
 struct CoreRefs {
@@ -56,6 +60,15 @@ struct CoreRefs {
     PyObject* choose_on_device = nullptr;    // FunctionNode._choose_on_device
     PyObject* default_profitable_on_device = nullptr;  // FunctionNode.intel64_profitable_on_device
     PyObject* plain_arrays = nullptr;        // function_node._plain_arrays
+    // the backward walk's
+    PyObject* backward_arrays_enabled = nullptr;  // variable.backward_arrays_enabled (a list)
+    PyObject* variable_globals = nullptr;    // vars(cpuframe.variable): its _node_backward
+                                             // and _add_grad_arrays, looked up at each
+                                             // call (a test may patch them)
+    PyObject* owns_buffer = nullptr;         // _temporaries.owns_buffer
+    PyObject* base_accumulate = nullptr;     // FunctionNode.backward_accumulate
+    PyObject* call_backward = nullptr;       // FunctionNode._call_backward
+    PyObject* call_backward_arrays_now = nullptr;  // FunctionNode._call_backward_arrays_now
     PyObject* always = nullptr;              // 'always'
     PyObject* plain_views = nullptr;         // cpuframe._dnnl.plain_views (set_tensor_type)
     PyObject* never = nullptr;               // 'never'
@@ -78,7 +91,10 @@ PyObject *s_array, *s_requires_grad_, *s_node, *s_grad_var, *s_loss_scale, *s_va
     *s_intel64_on_device, *s_forward_intel64, *s_forward, *s_forward_cpu, *s_dtype_cfg,
     *s_forward_dtype, *s_bf16_forward, *s_route_choice, *s_choose_off_device, *s_use_ideep,
     *s_intel64_profitable, *s_dict, *s_wants_route, *s_profitable_on_device, *s_supports,
-    *s_choose_on_device, *s_plain_inputs, *s_is_plain, *s_storage_dtype, *s_choose_off_rest;
+    *s_choose_on_device, *s_plain_inputs, *s_is_plain, *s_storage_dtype, *s_choose_off_rest,
+    *s_lazy_grad_sum, *s_accepts_donated, *s_donated_out, *s_donated_in, *s_call_backward,
+    *s_call_backward_arrays_now, *s_backward_arrays, *s_backward_arrays_declined, *s_zero_output,
+    *s_backward_accumulate, *s_node_backward_fn, *s_add_grad_arrays_fn;
 
 bool intern_names() {
     struct {
@@ -138,6 +154,18 @@ bool intern_names() {
         {&s_is_plain, "is_plain"},
         {&s_storage_dtype, "storage_dtype"},
         {&s_choose_off_rest, "_choose_off_device_rest"},
+        {&s_lazy_grad_sum, "lazy_grad_sum"},
+        {&s_accepts_donated, "accepts_donated_grads"},
+        {&s_donated_out, "_donated_grad_outputs"},
+        {&s_donated_in, "_donated_grad_inputs"},
+        {&s_call_backward, "_call_backward"},
+        {&s_call_backward_arrays_now, "_call_backward_arrays_now"},
+        {&s_backward_arrays, "backward_arrays"},
+        {&s_backward_arrays_declined, "_backward_arrays_declined"},
+        {&s_zero_output, "_zero_output"},
+        {&s_backward_accumulate, "backward_accumulate"},
+        {&s_node_backward_fn, "_node_backward"},
+        {&s_add_grad_arrays_fn, "_add_grad_arrays"},
     };
     for (auto& n : names) {
         if (*n.slot == nullptr) {
@@ -1096,6 +1124,639 @@ PyObject* core_of_output(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     return of_output(args[0], args[1]);
 }
 
+// -- the backward walk (variable._backprop) for its common case: no double
+// backprop, gradients carried as arrays, no target and no leaf listener,
+// retain_grad off, lazy_grad_sum off. variable._backprop_python is the
+// definition; this does what it does in the same order, and a node other
+// than the common one (a hook, a backward_accumulate of its own, no
+// backward_arrays) runs variable._node_backward, the same function the
+// Python walk calls for it.
+
+// A function waiting in the walk's heap: highest rank first, then the
+// order it was queued in (as the Python walk's (-rank, counter, func)).
+struct Queued {
+    long long neg_rank;
+    unsigned long long order;
+    PyObject* func;  // borrowed: the walk's ``queued`` set holds it
+    bool operator>(const Queued& o) const {
+        return neg_rank != o.neg_rank ? neg_rank > o.neg_rank : order > o.order;
+    }
+};
+
+struct Walk {
+    PyObject* grads = nullptr;   // {node: [gradient arrays]}
+    PyObject* seeds = nullptr;   // {node: the seed Variable}
+    PyObject* queued = nullptr;  // set of functions
+    std::vector<Queued> heap;
+    unsigned long long counter = 0;
+    ~Walk() {
+        Py_XDECREF(grads);
+        Py_XDECREF(seeds);
+        Py_XDECREF(queued);
+    }
+
+    // queue ``func`` unless it was: 0, or -1 with an exception set
+    int push(PyObject* func) {
+        int in = PySet_Contains(queued, func);
+        if (in != 0) return in < 0 ? -1 : 0;
+        Ref rank(PyObject_GetAttr(func, s_rank));
+        if (!rank) return -1;
+        long long r = PyLong_AsLongLong(rank.p);
+        if (r == -1 && PyErr_Occurred()) return -1;
+        if (PySet_Add(queued, func) < 0) return -1;
+        heap.push_back({-r, counter++, func});
+        std::push_heap(heap.begin(), heap.end(), std::greater<Queued>());
+        return 0;
+    }
+
+    PyObject* pop() {
+        std::pop_heap(heap.begin(), heap.end(), std::greater<Queued>());
+        PyObject* f = heap.back().func;
+        heap.pop_back();
+        return f;
+    }
+};
+
+// cpuframe.variable's function ``name`` as it is now: a borrowed reference,
+// or nullptr with an exception set.
+PyObject* variable_function(PyObject* name) {
+    PyObject* f = PyDict_GetItemWithError(g.variable_globals, name);
+    if (f == nullptr && !PyErr_Occurred())
+        PyErr_Format(PyExc_AttributeError, "cpuframe.variable has no %S", name);
+    return f;
+}
+
+// variable._add_grad_arrays(arrays): a new reference or nullptr.
+PyObject* add_grad_arrays(PyObject* arrays) {
+    PyObject* f = variable_function(s_add_grad_arrays_fn);
+    if (f == nullptr) return nullptr;
+    Py_INCREF(f);  // (held while it runs)
+    PyObject* r = PyObject_CallOneArg(f, arrays);
+    Py_DECREF(f);
+    return r;
+}
+
+// grads.pop(node, None): a new reference, nullptr with no error when absent
+PyObject* dict_pop(PyObject* d, PyObject* key) {
+    PyObject* v = PyDict_GetItemWithError(d, key);
+    if (v == nullptr) return nullptr;
+    Py_INCREF(v);
+    if (PyDict_DelItem(d, key) < 0) {
+        Py_DECREF(v);
+        return nullptr;
+    }
+    return v;
+}
+
+// The sum of a node's gradients ``gs`` (a list only the caller holds; its
+// one element, or variable._add_grad_arrays(gs)): a new reference, or
+// nullptr with an exception set.
+PyObject* summed(Ref& gs) {
+    if (PyList_CheckExact(gs.p) && PyList_GET_SIZE(gs.p) == 1) {
+        PyObject* a = PyList_GET_ITEM(gs.p, 0);
+        Py_INCREF(a);
+        gs.reset(nullptr);
+        return a;
+    }
+    PyObject* s = add_grad_arrays(gs.p);
+    gs.reset(nullptr);
+    return s;
+}
+
+// The weakly referenced output node of ``ref`` (an element of
+// FunctionNode.outputs): a new reference, Py_None when it is gone.
+PyObject* deref(PyObject* ref) {
+    if (PyWeakref_CheckRef(ref)) {
+#if PY_VERSION_HEX >= 0x030D0000
+        PyObject* o = nullptr;
+        if (PyWeakref_GetRef(ref, &o) < 0) return nullptr;
+        if (o == nullptr) Py_RETURN_NONE;
+        return o;
+#else
+        PyObject* o = PyWeakref_GetObject(ref);
+        if (o == nullptr) return nullptr;
+        Py_INCREF(o);
+        return o;
+#endif
+    }
+    return PyObject_CallNoArgs(ref);
+}
+
+// _temporaries.donated_arrays(gys): per array, whether the tuple ``gys``
+// alone refers to it and it owns its buffer.
+PyObject* donated_flags(PyObject* gys) {
+    Py_ssize_t n = PyTuple_GET_SIZE(gys);
+    Ref flags(PyTuple_New(n));
+    if (!flags) return nullptr;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* a = PyTuple_GET_ITEM(gys, i);
+        bool donated = false;
+        if (a != Py_None && Py_REFCNT(a) <= 1) {
+            Ref owns(PyObject_CallOneArg(g.owns_buffer, a));
+            if (!owns) return nullptr;
+            int t = PyObject_IsTrue(owns.p);
+            if (t < 0) return nullptr;
+            donated = t;
+        }
+        PyObject* b = donated ? Py_True : Py_False;
+        Py_INCREF(b);
+        PyTuple_SET_ITEM(flags.p, i, b);
+    }
+    return flags.release();
+}
+
+// func._call_backward(targets, gys, None, True) for the class's default
+// _call_backward and _call_backward_arrays_now outside a mode switch: the
+// list of input gradients (arrays or None), shapes checked.
+PyObject* call_backward_arrays(PyObject* func, PyObject* cls, PyObject* inputs,
+                               PyObject* targets, PyObject* gys, LocalView& cfg) {
+    bool python = false;
+    {
+        Ref m(class_attr(cls, s_call_backward));
+        if (!m) return nullptr;
+        python = m.p != g.call_backward;
+    }
+    if (!python) {
+        Ref fdt(PyObject_GetAttr(func, s_forward_dtype));
+        if (!fdt) return nullptr;
+        if (fdt.p != Py_None) {
+            Ref dt(cfg.get(s_dtype_cfg));
+            if (!dt) return nullptr;
+            python = fdt.p != dt.p && (fdt.p == g.mixed_bf16 || dt.p == g.mixed_bf16);
+        }
+    }
+    if (python) {
+        PyObject* args[5] = {func, targets, gys, Py_None, Py_True};
+        return PyObject_VectorcallMethod(s_call_backward, args,
+                                         4 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+    }
+    {
+        Ref m(class_attr(cls, s_call_backward_arrays_now));
+        if (!m) return nullptr;
+        if (m.p != g.call_backward_arrays_now) {
+            PyObject* args[3] = {func, targets, gys};
+            return PyObject_VectorcallMethod(s_call_backward_arrays_now, args,
+                                             3 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+        }
+    }
+    PyObject* args[3] = {func, targets, gys};
+    Ref gxs(PyObject_VectorcallMethod(s_backward_arrays, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                      nullptr));
+    if (!gxs) return nullptr;
+    if (gxs.p == Py_NotImplemented)
+        return PyObject_VectorcallMethod(s_backward_arrays_declined, args,
+                                         3 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+    Py_ssize_t n = PyObject_Length(gxs.p);
+    if (n < 0) return nullptr;
+    Py_ssize_t n_targets = PyTuple_GET_SIZE(targets);
+    if (n != n_targets) {
+        Ref label(PyObject_GetAttr(func, s_label));
+        if (label)
+            PyErr_Format(PyExc_ValueError,
+                         "%S.backward_arrays: expected %zd gradients (one per target input), got %zd",
+                         label.p, n_targets, n);
+        return nullptr;
+    }
+    Ref ret(PySequence_List(gxs.p));
+    if (!ret) return nullptr;
+    gxs.reset(nullptr);
+    for (Py_ssize_t k = 0; k < n_targets; ++k) {
+        PyObject* gx = PyList_GET_ITEM(ret.p, k);
+        if (gx == Py_None) continue;
+        Ref gshape(PyObject_GetAttr(gx, s_shape));
+        if (!gshape) return nullptr;
+        PyObject* index = PyTuple_GET_ITEM(targets, k);
+        Ref node(PyObject_GetItem(inputs, index));
+        if (!node) return nullptr;
+        Ref shape(node_get(node.p, N_SHAPE));
+        if (!shape) return nullptr;
+        int ne = PyObject_RichCompareBool(gshape.p, shape.p, Py_NE);
+        if (ne < 0) return nullptr;
+        if (ne && shape.p != Py_None) {
+            Ref as_tuple(PySequence_Tuple(gshape.p));
+            if (!as_tuple) return nullptr;
+            ne = PyObject_RichCompareBool(as_tuple.p, shape.p, Py_NE);
+            if (ne < 0) return nullptr;
+            if (ne) {
+                Ref label(PyObject_GetAttr(func, s_label));
+                if (label)
+                    PyErr_Format(PyExc_ValueError,
+                                 "%S.backward: the gradient of input %S has shape %S, expected %S",
+                                 label.p, index, gshape.p, shape.p);
+                return nullptr;
+            }
+        }
+    }
+    int debug = cfg.truth(s_debug);
+    if (debug < 0) return nullptr;
+    if (debug) {
+        Ref label(PyObject_GetAttr(func, s_label));
+        if (!label) return nullptr;
+        Ref prefix(PyUnicode_FromString("the backward computation of "));
+        if (!prefix) return nullptr;
+        Ref where(PyUnicode_Concat(prefix.p, label.p));
+        if (!where) return nullptr;
+        Ref r(PyObject_CallFunctionObjArgs(g.check_nan, ret.p, where.p, nullptr));
+        if (!r) return nullptr;
+    }
+    return ret.release();
+}
+
+// The walk's state changes (variable._backprop_python's try/finally):
+// backward_state.untracked = True and the configuration's enable_backprop
+// False in this thread, restored at the end, whatever happens.
+struct WalkScope {
+    PyObject* config_dict = nullptr;
+    PyObject* old_backprop = nullptr;  // nullptr: it was not set
+    PyObject* was_untracked = nullptr;
+    bool entered = false;
+
+    int enter() {
+        was_untracked = PyObject_GetAttr(g.backward_state, s_untracked);
+        if (was_untracked == nullptr) return -1;
+        if (PyObject_SetAttr(g.backward_state, s_untracked, Py_True) < 0) return -1;
+        entered = true;
+        config_dict = PyObject_GetAttr(g.config, s_dict);
+        if (config_dict == nullptr) return -1;
+        if (!PyDict_Check(config_dict)) {
+            PyErr_SetString(PyExc_TypeError, "backward: the configuration has no dictionary");
+            return -1;
+        }
+        old_backprop = PyDict_GetItemWithError(config_dict, s_enable_backprop);
+        if (old_backprop == nullptr && PyErr_Occurred()) return -1;
+        Py_XINCREF(old_backprop);
+        return PyDict_SetItem(config_dict, s_enable_backprop, Py_False);
+    }
+
+    ~WalkScope() {
+        if (!entered) {
+            Py_XDECREF(was_untracked);
+            return;
+        }
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        if (PyObject_SetAttr(g.backward_state, s_untracked, was_untracked) < 0)
+            PyErr_WriteUnraisable(g.backward_state);
+        if (config_dict != nullptr) {
+            int r;
+            if (old_backprop == nullptr) {
+                r = PyDict_DelItem(config_dict, s_enable_backprop);
+                if (r < 0 && PyErr_ExceptionMatches(PyExc_KeyError)) {
+                    PyErr_Clear();
+                    r = 0;
+                }
+            } else {
+                r = PyDict_SetItem(config_dict, s_enable_backprop, old_backprop);
+            }
+            if (r < 0) PyErr_WriteUnraisable(config_dict);
+        }
+        Py_XDECREF(was_untracked);
+        Py_XDECREF(config_dict);
+        Py_XDECREF(old_backprop);
+        PyErr_Restore(type, value, tb);
+    }
+};
+
+// A gradient leaving the engine as a Variable (variable._as_variable): the
+// seed Variable given for ``node`` when ``a`` is its array unchanged, else
+// a new one.
+PyObject* as_variable(PyObject* a, PyObject* node, PyObject* seeds) {
+    if (PyDict_GET_SIZE(seeds)) {
+        PyObject* seed = PyDict_GetItemWithError(seeds, node);
+        if (seed == nullptr && PyErr_Occurred()) return nullptr;
+        if (seed != nullptr && seed != Py_None) {
+            Ref arr(var_get(seed, V_ARRAY));
+            if (!arr) return nullptr;
+            if (arr.p == a) {
+                Py_INCREF(seed);
+                return seed;
+            }
+        }
+    }
+    return of_output(a, Py_False);
+}
+
+// One function's output gradients as the walk hands them over: a tuple of
+// arrays the caller alone holds, nullptr with no error set when the
+// function has nothing to do.
+PyObject* output_grads_of(PyObject* func, Walk& w) {
+    Ref outputs(PyObject_GetAttr(func, s_outputs));
+    if (!outputs) return nullptr;
+    Ref seq(PySequence_Tuple(outputs.p));
+    if (!seq) return nullptr;
+    Py_ssize_t n = PyTuple_GET_SIZE(seq.p);
+    if (n == 1) {
+        Ref node(deref(PyTuple_GET_ITEM(seq.p, 0)));
+        if (!node || node.p == Py_None) return nullptr;
+        Ref gs(dict_pop(w.grads, node.p));
+        if (!gs) return nullptr;
+        int t = PyObject_IsTrue(gs.p);
+        if (t <= 0) return nullptr;
+        PyObject* a = summed(gs);
+        if (a == nullptr) return nullptr;
+        PyObject* gys = PyTuple_New(1);
+        if (gys == nullptr) {
+            Py_DECREF(a);
+            return nullptr;
+        }
+        PyTuple_SET_ITEM(gys, 0, a);
+        return gys;
+    }
+    // (several outputs: as variable._take, a missing one as zeros)
+    Ref nodes(PyTuple_New(n));
+    if (!nodes) return nullptr;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* node = deref(PyTuple_GET_ITEM(seq.p, i));
+        if (node == nullptr) return nullptr;
+        PyTuple_SET_ITEM(nodes.p, i, node);
+    }
+    Ref gys(PyTuple_New(n));
+    if (!gys) return nullptr;
+    bool any = false;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* node = PyTuple_GET_ITEM(nodes.p, i);
+        PyObject* a = Py_None;
+        if (node != Py_None) {
+            Ref gs(dict_pop(w.grads, node));
+            if (!gs && PyErr_Occurred()) return nullptr;
+            int t = gs ? PyObject_IsTrue(gs.p) : 0;
+            if (t < 0) return nullptr;
+            if (t) {
+                a = summed(gs);
+                if (a == nullptr) return nullptr;
+                any = true;
+            }
+        }
+        if (a == Py_None) Py_INCREF(a);
+        PyTuple_SET_ITEM(gys.p, i, a);
+    }
+    nodes.reset(nullptr);
+    if (!any) return nullptr;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        if (PyTuple_GET_ITEM(gys.p, i) != Py_None) continue;
+        Ref index(PyLong_FromSsize_t(i));
+        if (!index) return nullptr;
+        PyObject* zero = PyObject_CallMethodOneArg(func, s_zero_output, index.p);
+        if (zero == nullptr) return nullptr;
+        PyTuple_SET_ITEM(gys.p, i, zero);
+        Py_DECREF(Py_None);
+    }
+    return gys.release();
+}
+
+// The indexes of ``inputs`` (nodes) that require a gradient, a tuple.
+PyObject* targets_of(PyObject* inputs) {
+    Py_ssize_t n = PyTuple_GET_SIZE(inputs);
+    Ref targets(PyTuple_New(n));
+    if (!targets) return nullptr;
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        Ref flag(node_get(PyTuple_GET_ITEM(inputs, i), N_REQUIRES_GRAD));
+        if (!flag) return nullptr;
+        int t = PyObject_IsTrue(flag.p);
+        if (t < 0) return nullptr;
+        if (!t) continue;
+        PyObject* index = PyLong_FromSsize_t(i);
+        if (index == nullptr) return nullptr;
+        PyTuple_SET_ITEM(targets.p, m++, index);
+    }
+    if (m < n && _PyTuple_Resize(&targets.p, m) < 0) return nullptr;
+    return targets.release();
+}
+
+// One node in the common case: backward_arrays on the arrays ``gys`` (the
+// walk's only reference, consumed), donation flags told and cleared as
+// the Python walk does. The list of input gradients.
+PyObject* run_node(PyObject* func, PyObject* cls, PyObject* inputs, PyObject* targets,
+                   PyObject* gys_in, LocalView& cfg) {
+    Ref gys(gys_in);
+    int accepts = attr_true(func, s_accepts_donated);
+    if (accepts < 0) return nullptr;
+    if (accepts) {
+        Ref flags(donated_flags(gys.p));
+        if (!flags || set_attr(func, s_donated_out, flags.p) < 0) return nullptr;
+    }
+    Ref gxs(call_backward_arrays(func, cls, inputs, targets, gys.p, cfg));
+    {
+        // (finally)
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        int r = set_attr(func, s_donated_out, Py_None);
+        if (r == 0) r = set_attr(func, s_donated_in, Py_None);
+        if (r < 0) {
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
+            return nullptr;
+        }
+        PyErr_Restore(type, value, tb);
+    }
+    if (!gxs) return nullptr;
+    gys.reset(nullptr);
+    if (PyList_CheckExact(gxs.p)) return gxs.release();
+    return PySequence_List(gxs.p);
+}
+
+// One node in any other case: variable._node_backward(func, [gys],
+// targets, grads, hooks, True, False, False), the gradients handed over in
+// a list so that its frame alone holds them (``gys`` consumed).
+PyObject* run_node_python(PyObject* func, PyObject* targets, PyObject* gys, PyObject* hooks,
+                          Walk& w) {
+    Ref box(PyList_New(1));
+    if (!box) {
+        Py_DECREF(gys);
+        return nullptr;
+    }
+    PyList_SET_ITEM(box.p, 0, gys);
+    PyObject* fn = variable_function(s_node_backward_fn);
+    if (fn == nullptr) return nullptr;
+    Ref held(fn);
+    Py_INCREF(fn);
+    PyObject* args[8] = {func, box.p, targets, w.grads, hooks, Py_True, Py_False, Py_False};
+    Ref gxs(PyObject_Vectorcall(fn, args, 8, nullptr));
+    if (!gxs) return nullptr;
+    if (PyList_CheckExact(gxs.p)) return gxs.release();
+    return PySequence_List(gxs.p);
+}
+
+// The input gradients ``gxs`` (a list only the caller holds) into the walk:
+// each taken out of the list before it joins its node's sum, the node's
+// creator queued.
+int distribute(PyObject* gxs, PyObject* inputs, PyObject* targets, Walk& w) {
+    Py_ssize_t n = PyTuple_GET_SIZE(targets);
+    if (PyList_GET_SIZE(gxs) < n) {
+        PyErr_SetString(PyExc_IndexError, "list index out of range");
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; ++k) {
+        PyObject* gx = PyList_GET_ITEM(gxs, k);
+        if (gx == Py_None) continue;
+        Ref taken(gx);
+        Py_INCREF(Py_None);
+        PyList_SET_ITEM(gxs, k, Py_None);
+        Ref node(PyObject_GetItem(inputs, PyTuple_GET_ITEM(targets, k)));
+        if (!node) return -1;
+        PyObject* pending = PyDict_GetItemWithError(w.grads, node.p);
+        if (pending == nullptr) {
+            if (PyErr_Occurred()) return -1;
+            Ref fresh(PyList_New(1));
+            if (!fresh) return -1;
+            PyList_SET_ITEM(fresh.p, 0, taken.release());
+            if (PyDict_SetItem(w.grads, node.p, fresh.p) < 0) return -1;
+        } else {
+            Ref held(pending);
+            Py_INCREF(pending);
+            if (PyList_Append(pending, taken.p) < 0) return -1;
+            taken.reset(nullptr);
+            Ref sum(add_grad_arrays(pending));
+            if (!sum) return -1;
+            Ref fresh(PyList_New(1));
+            if (!fresh) return -1;
+            PyList_SET_ITEM(fresh.p, 0, sum.release());
+            if (PyDict_SetItem(w.grads, node.p, fresh.p) < 0) return -1;
+        }
+        Ref creator(node_get(node.p, N_CREATOR_NODE));
+        if (!creator) return -1;
+        if (creator.p != Py_None && w.push(creator.p) < 0) return -1;
+    }
+    return 0;
+}
+
+// backprop(output_nodes, output_grads) -> {leaf node: gradient Variable},
+// or NotImplemented (before any work) where variable._backprop_python must
+// walk: the engine's array mode off, lazy_grad_sum on.
+PyObject* core_backprop(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "backprop: expected (output_nodes, output_grads)");
+        return nullptr;
+    }
+    if (!g_installed || g.variable_globals == nullptr) Py_RETURN_NOTIMPLEMENTED;
+    {
+        int t = PyList_GET_SIZE(g.backward_arrays_enabled)
+                    ? PyObject_IsTrue(PyList_GET_ITEM(g.backward_arrays_enabled, 0))
+                    : 0;
+        if (t < 0) return nullptr;
+        if (!t) Py_RETURN_NOTIMPLEMENTED;
+    }
+    LocalView cfg(g.config);
+    {
+        Ref lazy(cfg.get(s_lazy_grad_sum));
+        if (!lazy) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return nullptr;
+            PyErr_Clear();
+        } else {
+            int t = PyObject_IsTrue(lazy.p);
+            if (t < 0) return nullptr;
+            if (t) Py_RETURN_NOTIMPLEMENTED;
+        }
+    }
+    Walk w;
+    w.grads = PyDict_New();
+    w.seeds = PyDict_New();
+    w.queued = PySet_New(nullptr);
+    if (!w.grads || !w.seeds || !w.queued) return nullptr;
+    {
+        Ref nodes(PySequence_Tuple(args[0]));
+        if (!nodes) return nullptr;
+        Ref grads(PySequence_Tuple(args[1]));
+        if (!grads) return nullptr;
+        Py_ssize_t n = std::min(PyTuple_GET_SIZE(nodes.p), PyTuple_GET_SIZE(grads.p));
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            PyObject* node = PyTuple_GET_ITEM(nodes.p, i);
+            PyObject* gv = PyTuple_GET_ITEM(grads.p, i);
+            if (gv != Py_None) {
+                if (PyDict_SetItem(w.seeds, node, gv) < 0) return nullptr;
+                Ref a(var_get(gv, V_ARRAY));
+                if (!a) return nullptr;
+                PyObject* gs = PyDict_GetItemWithError(w.grads, node);
+                if (gs == nullptr) {
+                    if (PyErr_Occurred()) return nullptr;
+                    Ref fresh(PyList_New(0));
+                    if (!fresh || PyDict_SetItem(w.grads, node, fresh.p) < 0) return nullptr;
+                    gs = fresh.p;
+                }
+                if (PyList_Append(gs, a.p) < 0) return nullptr;
+            }
+            Ref func(node_get(node, N_CREATOR_NODE));
+            if (!func) return nullptr;
+            if (func.p != Py_None && w.push(func.p) < 0) return nullptr;
+        }
+    }
+    Ref global_hooks(PyObject_GetAttr(g.global_hooks, s_hooks));
+    if (!global_hooks) return nullptr;
+    {
+        WalkScope scope;
+        if (scope.enter() < 0) return nullptr;
+        while (!w.heap.empty()) {
+            PyObject* func = w.pop();
+            Ref gys(output_grads_of(func, w));
+            if (!gys) {
+                if (PyErr_Occurred()) return nullptr;
+                continue;
+            }
+            Ref inputs_any(PyObject_GetAttr(func, s_inputs));
+            if (!inputs_any) return nullptr;
+            Ref inputs(PySequence_Tuple(inputs_any.p));
+            if (!inputs) return nullptr;
+            Ref targets(targets_of(inputs.p));
+            if (!targets) return nullptr;
+            if (PyTuple_GET_SIZE(targets.p) == 0) continue;
+            Ref hooks;
+            int t = PyObject_IsTrue(global_hooks.p);
+            if (t < 0) return nullptr;
+            if (!t) {
+                t = attr_true(func, s_local_hooks);
+                if (t < 0) return nullptr;
+            }
+            if (t) {
+                hooks.reset(PyObject_CallMethodNoArgs(func, s_function_hooks));
+                if (!hooks) return nullptr;
+                t = PyObject_IsTrue(hooks.p);
+                if (t < 0) return nullptr;
+            } else {
+                Py_INCREF(g.empty);
+                hooks.reset(g.empty);
+            }
+            PyObject* cls = reinterpret_cast<PyObject*>(Py_TYPE(func));
+            bool common = !t;
+            if (common) {
+                Ref m(class_attr(cls, s_backward_arrays));
+                if (!m) return nullptr;
+                common = m.p != Py_None;
+            }
+            if (common) {
+                Ref m(class_attr(cls, s_backward_accumulate));
+                if (!m) return nullptr;
+                common = m.p == g.base_accumulate;
+            }
+            Ref gxs(common ? run_node(func, cls, inputs_any.p, targets.p, gys.release(), cfg)
+                           : run_node_python(func, targets.p, gys.release(), hooks.p, w));
+            if (!gxs) return nullptr;
+            hooks.reset(nullptr);
+            if (distribute(gxs.p, inputs_any.p, targets.p, w) < 0) return nullptr;
+        }
+    }
+    // the leaves' gradients, as Variables
+    Ref leaf_grads(PyDict_New());
+    if (!leaf_grads) return nullptr;
+    PyObject *node, *gs_borrowed;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(w.grads, &pos, &node, &gs_borrowed)) {
+        Ref key(node);
+        Py_INCREF(node);
+        Ref gs(gs_borrowed);
+        Py_INCREF(gs_borrowed);
+        int t = PyObject_IsTrue(gs.p);
+        if (t < 0) return nullptr;
+        if (!t) continue;
+        Ref a(summed(gs));
+        if (!a) return nullptr;
+        Ref v(as_variable(a.p, key.p, w.seeds));
+        if (!v || PyDict_SetItem(leaf_grads.p, key.p, v.p) < 0) return nullptr;
+    }
+    return leaf_grads.release();
+}
+
 // install(refs: dict) -> the method descriptor of apply for FunctionNode
 PyObject* core_install(PyObject*, PyObject* refs) {
     if (!PyDict_Check(refs)) {
@@ -1138,6 +1799,12 @@ PyObject* core_install(PyObject*, PyObject* refs) {
         {&CoreRefs::choose_on_device, "choose_on_device"},
         {&CoreRefs::default_profitable_on_device, "default_profitable_on_device"},
         {&CoreRefs::plain_arrays, "plain_arrays"},
+        {&CoreRefs::backward_arrays_enabled, "backward_arrays_enabled"},
+        {&CoreRefs::variable_globals, "variable_globals"},
+        {&CoreRefs::owns_buffer, "owns_buffer"},
+        {&CoreRefs::base_accumulate, "base_accumulate"},
+        {&CoreRefs::call_backward, "call_backward"},
+        {&CoreRefs::call_backward_arrays_now, "call_backward_arrays_now"},
     };
     CoreRefs fresh = g;
     for (const auto& f : fields) {
@@ -1153,7 +1820,8 @@ PyObject* core_install(PyObject*, PyObject* refs) {
         PyErr_SetString(PyExc_TypeError, "core_install: expected FunctionNode, a class");
         return nullptr;
     }
-    if (!PyList_Check(fresh.trace_active) || !PyList_Check(fresh.route_watch) || !PyDict_Check(fresh.checked_signatures) ||
+    if (!PyList_Check(fresh.trace_active) || !PyList_Check(fresh.route_watch) ||
+        !PyList_Check(fresh.backward_arrays_enabled) || !PyDict_Check(fresh.variable_globals) || !PyDict_Check(fresh.checked_signatures) ||
         !PyType_Check(fresh.variable_type) || !PyType_Check(fresh.parameter_type) ||
         !PyType_Check(fresh.node_type)) {
         PyErr_SetString(PyExc_TypeError, "core_install: an entry of the wrong type");
@@ -1211,6 +1879,11 @@ PyMethodDef core_defs[] = {
      "core_install(refs) -> the native (FunctionNode.apply, FunctionNode._compute) (method "
      "descriptors); refs: the "
      "core's objects it reads, by name (cpuframe.function_node installs it)."},
+    {"backprop", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(core_backprop)),
+     METH_FASTCALL,
+     "backprop(output_nodes, output_grads) -> {leaf node: gradient Variable}, the backward walk "
+     "(variable._backprop_python) for its common case, or NotImplemented (before any work) "
+     "where the Python walk must run (the native core)."},
     {"of_output", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(core_of_output)),
      METH_FASTCALL,
      "of_output(array, requires_grad) -> Variable._of_output(array, requires_grad) (the native "
