@@ -1268,7 +1268,6 @@ if _native_core is not None:
         'choose_on_device': FunctionNode._choose_on_device,
         'default_profitable_on_device': _default_profitable_on_device,
         'plain_arrays': _plain_arrays,
-        'backward_arrays_enabled': _variable_module.backward_arrays_enabled,
         'variable_globals': vars(_variable_module),
         'owns_buffer': _temporaries.owns_buffer,
         'base_accumulate': FunctionNode.backward_accumulate,

@@ -61,10 +61,9 @@ struct CoreRefs {
     PyObject* default_profitable_on_device = nullptr;  // FunctionNode.intel64_profitable_on_device
     PyObject* plain_arrays = nullptr;        // function_node._plain_arrays
     // the backward walk's
-    PyObject* backward_arrays_enabled = nullptr;  // variable.backward_arrays_enabled (a list)
-    PyObject* variable_globals = nullptr;    // vars(cpuframe.variable): its _node_backward
-                                             // and _add_grad_arrays, looked up at each
-                                             // call (a test may patch them)
+    PyObject* variable_globals = nullptr;    // vars(cpuframe.variable): its _node_backward,
+                                             // _add_grad_arrays and backward_arrays_enabled,
+                                             // looked up at each call (a test may patch them)
     PyObject* owns_buffer = nullptr;         // _temporaries.owns_buffer
     PyObject* base_accumulate = nullptr;     // FunctionNode.backward_accumulate
     PyObject* call_backward = nullptr;       // FunctionNode._call_backward
@@ -94,7 +93,8 @@ PyObject *s_array, *s_requires_grad_, *s_node, *s_grad_var, *s_loss_scale, *s_va
     *s_choose_on_device, *s_plain_inputs, *s_is_plain, *s_storage_dtype, *s_choose_off_rest,
     *s_lazy_grad_sum, *s_accepts_donated, *s_donated_out, *s_donated_in, *s_call_backward,
     *s_call_backward_arrays_now, *s_backward_arrays, *s_backward_arrays_declined, *s_zero_output,
-    *s_backward_accumulate, *s_node_backward_fn, *s_add_grad_arrays_fn;
+    *s_backward_accumulate, *s_node_backward_fn, *s_add_grad_arrays_fn,
+    *s_backward_arrays_enabled;
 
 bool intern_names() {
     struct {
@@ -166,6 +166,7 @@ bool intern_names() {
         {&s_backward_accumulate, "backward_accumulate"},
         {&s_node_backward_fn, "_node_backward"},
         {&s_add_grad_arrays_fn, "_add_grad_arrays"},
+        {&s_backward_arrays_enabled, "backward_arrays_enabled"},
     };
     for (auto& n : names) {
         if (*n.slot == nullptr) {
@@ -1632,9 +1633,12 @@ PyObject* core_backprop(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
     if (!g_installed || g.variable_globals == nullptr) Py_RETURN_NOTIMPLEMENTED;
     {
-        int t = PyList_GET_SIZE(g.backward_arrays_enabled)
-                    ? PyObject_IsTrue(PyList_GET_ITEM(g.backward_arrays_enabled, 0))
-                    : 0;
+        // (backward_arrays_enabled[0], as the Python walk reads it)
+        PyObject* enabled = variable_function(s_backward_arrays_enabled);
+        if (enabled == nullptr) return nullptr;
+        Ref first(PySequence_GetItem(enabled, 0));
+        if (!first) return nullptr;
+        int t = PyObject_IsTrue(first.p);
         if (t < 0) return nullptr;
         if (!t) Py_RETURN_NOTIMPLEMENTED;
     }
@@ -1799,7 +1803,6 @@ PyObject* core_install(PyObject*, PyObject* refs) {
         {&CoreRefs::choose_on_device, "choose_on_device"},
         {&CoreRefs::default_profitable_on_device, "default_profitable_on_device"},
         {&CoreRefs::plain_arrays, "plain_arrays"},
-        {&CoreRefs::backward_arrays_enabled, "backward_arrays_enabled"},
         {&CoreRefs::variable_globals, "variable_globals"},
         {&CoreRefs::owns_buffer, "owns_buffer"},
         {&CoreRefs::base_accumulate, "base_accumulate"},
@@ -1821,7 +1824,7 @@ PyObject* core_install(PyObject*, PyObject* refs) {
         return nullptr;
     }
     if (!PyList_Check(fresh.trace_active) || !PyList_Check(fresh.route_watch) ||
-        !PyList_Check(fresh.backward_arrays_enabled) || !PyDict_Check(fresh.variable_globals) || !PyDict_Check(fresh.checked_signatures) ||
+        !PyDict_Check(fresh.variable_globals) || !PyDict_Check(fresh.checked_signatures) ||
         !PyType_Check(fresh.variable_type) || !PyType_Check(fresh.parameter_type) ||
         !PyType_Check(fresh.node_type)) {
         PyErr_SetString(PyExc_TypeError, "core_install: an entry of the wrong type");

@@ -603,3 +603,235 @@ def test_an_instance_s_own_forward_is_called(make):
         return y0.array.tolist(), y.array.tolist()
     native = _assert_same(scenario)
     numpy.testing.assert_array_equal(native[1][1], Y + 100)
+
+
+# -- the backward walk (cpuframe._core.backprop against
+# variable._backprop_python) ----------------------------------------------
+
+class _Spy(FunctionNode):
+    """Records each backward call: which node, the targets, the donation
+    flags it was told and the gradients' sums. ``outputs`` outputs;
+    ``how``: 'arrays' (backward_arrays), 'variables' (backward only),
+    'declines' (backward_arrays says NotImplemented), 'count' or 'shape'
+    (a wrong result), 'nan' (a NaN gradient)."""
+    accepts_donated_grads = True
+
+    def __init__(self, log, tag, outputs=1, how='arrays'):
+        self.log, self.tag, self.n_out, self.how = log, tag, outputs, how
+
+    def forward(self, inputs):
+        return tuple(inputs[0] * (1.5 + k) for k in range(self.n_out))
+
+    def _grads(self, targets, gys, xp):
+        g = sum(gy * (1.5 + k) for k, gy in enumerate(gys))
+        if self.how == 'nan':
+            g = g * xp.float32('nan')
+        if self.how == 'shape':
+            return [g[:1] for _ in targets]
+        if self.how == 'count':
+            return [g for _ in targets] + [g]
+        return [g if i == 0 else g * 0 for i in targets]
+
+    def backward_arrays(self, targets, gys):
+        self.log.append((self.tag, 'arrays', tuple(targets),
+                         tuple(self.donated_grad_outputs),
+                         [round(float(g.sum()), 4) for g in gys]))
+        if self.how == 'declines':
+            return NotImplemented
+        return self._grads(targets, gys, numpy)
+
+    def backward(self, targets, gys):
+        self.log.append((self.tag, 'variables', tuple(targets),
+                         [round(float(g.array.sum()), 4) for g in gys]))
+        return [None if g is None else Variable(g) for g in
+                self._grads(targets, [g.array for g in gys], numpy)]
+
+
+class _SpyVariables(_Spy):
+    backward_arrays = None
+
+
+class _SpyAccumulates(_Spy):
+    def backward_accumulate(self, targets, gys, grad_inputs):
+        self.log.append((self.tag, 'accumulate', tuple(targets),
+                         [g is not None for g in grad_inputs]))
+        return super().backward_accumulate(targets, gys, grad_inputs)
+
+
+def _walk(build, leaves=None, retain=False):
+    """A scenario: ``build(log)`` -> loss (or a tuple (loss, extra)); the
+    log, the leaves' gradients, the walk's state after it."""
+    def scenario():
+        log = []
+        out = build(log)
+        loss, extra = out if isinstance(out, tuple) else (out, None)
+        xs = leaves or ()
+        for x in xs:
+            x.cleargrad()
+        loss.backward(retain_grad=retain)
+        return (log, [None if x.grad is None else x.grad.tolist()
+                      for x in xs], extra, config.enable_backprop,
+                cpuframe.variable.backward_state.untracked)
+    return scenario
+
+
+def test_the_walk_is_installed_and_switchable():
+    walk = cpuframe.variable._native_backprop
+    assert walk[0] is cpuframe._core.backprop
+    function_node.native_core(False)
+    assert walk[0] is None
+    function_node.native_core(True)
+    assert walk[0] is cpuframe._core.backprop
+    # (what it declines before any work: the Python walk runs)
+    with using_config('lazy_grad_sum', True):
+        assert cpuframe._core.backprop([], []) is NotImplemented
+
+
+XW = Variable(X)
+
+
+def _diamond(log):
+    # x -> a -> (b, c) -> b + c, with rank ties and a fan-in sum
+    a, = _Spy(log, 'a').apply((XW,))
+    b, = _Spy(log, 'b').apply((a,))
+    c, = _Spy(log, 'c').apply((a,))
+    d, = _Spy(log, 'd').apply((F.relu(b) + c * c,))
+    return F.sum(d)
+
+
+def test_order_donation_and_sums_are_the_python_walk_s():
+    native = _assert_same(_walk(_diamond, [XW]))
+    log = native[1][0]
+    assert [e[0] for e in log] == ['d', 'c', 'b', 'a'] or \
+        [e[0] for e in log] == ['d', 'b', 'c', 'a']
+    flags = [f for e in log for f in e[3]]
+    # (the sum's broadcast gradient is not donated; a fresh one is)
+    assert True in flags and False in flags, log
+
+
+def test_several_outputs_unused_and_gone_are_the_python_walk_s():
+    def build(log):
+        y0, y1, y2 = _Spy(log, 'three', outputs=3).apply((XW,))
+        del y2  # (its node is gone: a zero gradient)
+        return F.sum(y0 * 2)  # (y1 unused: a zero gradient)
+    native = _assert_same(_walk(build, [XW]))
+    assert native[1][0][0][4][1:] == [0.0, 0.0]
+
+
+@pytest.mark.parametrize('how', ['variables', 'declines', 'accumulate',
+                                 'hook'])
+def test_a_node_off_the_common_case_is_the_python_walk_s(how):
+    class Seen(FunctionHook):
+        name = 'Seen'
+
+        def __init__(self, log):
+            self.log = log
+
+        def backward_preprocess(self, function, in_data, out_grad):
+            self.log.append(('pre', type(function).__name__,
+                             [round(float(g.sum()), 4) for g in out_grad]))
+
+    def build(log):
+        a, = _Spy(log, 'a').apply((XW,))
+        if how == 'variables':
+            node = _SpyVariables(log, 'mid')
+        elif how == 'accumulate':
+            node = _SpyAccumulates(log, 'mid')
+        else:
+            node = _Spy(log, 'mid', how='declines' if how == 'declines'
+                        else 'arrays')
+        if how == 'hook':
+            node.add_hook(Seen(log))
+        b, = node.apply((a,))
+        # (a second use of a: an accumulating node is given a sum)
+        return F.sum(_Spy(log, 'top').apply((b * a,))[0])
+    native = _assert_same(_walk(build, [XW]))
+    assert any(e[0] == 'mid' for e in native[1][0])
+
+
+@pytest.mark.parametrize('how', ['count', 'shape', 'nan'])
+def test_a_wrong_gradient_is_reported_as_by_the_python_walk(how):
+    def scenario():
+        log = []
+        y, = _Spy(log, 'bad', how=how).apply((XW,))
+        loss = F.sum(y)
+        try:
+            with using_config('debug', how == 'nan'):
+                loss.backward()
+        finally:
+            # (the walk's state is restored whatever happened)
+            assert config.enable_backprop is True
+            assert cpuframe.variable.backward_state.untracked is False
+    native = _assert_same(scenario)
+    assert native[0] == 'raised' and native[1] in (ValueError, RuntimeError)
+    assert 'bad' not in native[2] or '_Spy' in native[2]
+
+
+class _Pass(FunctionNode):
+    def forward(self, inputs):
+        return inputs[0].copy(),
+
+    def backward_arrays(self, targets, gys):
+        return [gys[0]]
+
+
+def test_a_seed_that_passes_through_is_the_leaf_s_array():
+    def scenario():
+        x = Variable(X)
+        y, = _Pass().apply((x,))
+        y.grad = Y.copy()
+        seed = y.grad_var
+        y.backward()
+        return x.grad.tolist(), x.grad_var is seed, \
+            x.grad_var.array is seed.array
+    native = _assert_same(scenario)
+    # (the seed's array itself: no copy on the way)
+    assert native[1][2] is True
+
+
+@pytest.mark.parametrize('setting', ['lazy', 'retain', 'arrays off'])
+def test_what_the_native_walk_declines_runs_in_python(setting, monkeypatch):
+    if setting == 'arrays off':
+        monkeypatch.setattr(cpuframe.variable, 'backward_arrays_enabled',
+                            [False])
+    called = []
+    real = cpuframe.variable._backprop_python
+    monkeypatch.setattr(cpuframe.variable, '_backprop_python',
+                        lambda *a: called.append(1) or real(*a))
+    with using_config('lazy_grad_sum', setting == 'lazy'):
+        _assert_same(_walk(_diamond, [XW], retain=setting == 'retain'))
+    # (the native run declined, and the Python run walked)
+    assert len(called) == 2
+
+
+def test_the_walk_under_mixed_bf16_is_the_python_walk_s():
+    w = Variable(W)
+
+    def build(log):
+        with using_config('dtype', cpuframe.mixed_bf16):
+            h = F.linear(XW, w)
+        return F.sum(F.tanh(h) * h)
+    _assert_same(_walk(build, [XW, w]))
+
+
+def test_the_walk_leaks_nothing():
+    x = Variable(X)
+
+    def step():
+        log = []
+        y0, y1 = _Spy(log, 's', outputs=2).apply((x,))
+        a, b = F.split_axis(y0 + y1, 2, axis=1)
+        h = _SpyVariables(log, 'v').apply((a,))[0]
+        loss = F.sum(h * b) + F.sum(F.relu(y0))
+        loss.backward()
+
+    for _ in range(20):
+        step()
+    gc.collect()
+    before = (len(gc.get_objects()), sys.getrefcount(X))
+    for _ in range(200):
+        step()
+    gc.collect()
+    after = (len(gc.get_objects()), sys.getrefcount(X))
+    assert after[1] == before[1]
+    assert after[0] - before[0] < 50, (before, after)
