@@ -1289,7 +1289,7 @@ PyObject* call_backward_arrays(PyObject* func, PyObject* cls, PyObject* inputs,
     if (python) {
         PyObject* args[5] = {func, targets, gys, Py_None, Py_True};
         return PyObject_VectorcallMethod(s_call_backward, args,
-                                         4 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+                                         5 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
     }
     {
         Ref m(class_attr(cls, s_call_backward_arrays_now));
@@ -1731,7 +1731,18 @@ PyObject* core_backprop(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
             if (common) {
                 Ref m(class_attr(cls, s_backward_accumulate));
                 if (!m) return nullptr;
-                common = m.p == g.base_accumulate;
+                if (m.p != g.base_accumulate) {
+                    // (a backward_accumulate of its own, given nothing to
+                    // accumulate into: no target input has a gradient yet,
+                    // and _node_backward would do what the common case does)
+                    for (Py_ssize_t k = 0; common && k < PyTuple_GET_SIZE(targets.p); ++k) {
+                        Ref node(PyObject_GetItem(inputs_any.p, PyTuple_GET_ITEM(targets.p, k)));
+                        if (!node) return nullptr;
+                        int has = PyDict_Contains(w.grads, node.p);
+                        if (has < 0) return nullptr;
+                        common = !has;
+                    }
+                }
             }
             Ref gxs(common ? run_node(func, cls, inputs_any.p, targets.p, gys.release(), cfg)
                            : run_node_python(func, targets.p, gys.release(), hooks.p, w));
