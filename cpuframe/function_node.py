@@ -1280,8 +1280,8 @@ if _native_core is not None:
 
 def native_core(enabled=None):
     """Whether ``FunctionNode.apply``, ``FunctionNode._compute``,
-    ``Variable._of_output`` and the backward walk (``variable._backprop``'s
-    common case) run in C (``cpuframe._core``); ``enabled``
+    ``Variable._of_output``, the backward walk (``variable._backprop``'s
+    common case) and ``variable._set_leaf_grads`` run in C (``cpuframe._core``); ``enabled``
     switches them (where the module is
     there) and the previous state is returned. For tests and A/B runs: the
     Python definitions are the reference."""
@@ -1295,11 +1295,14 @@ def native_core(enabled=None):
         FunctionNode._compute = _native_compute
         Variable._of_output = _native_core.of_output
         variable_module._native_backprop[0] = _native_core.backprop
+        variable_module._set_leaf_grads = _native_core.set_leaf_grads
     else:
         FunctionNode.apply = FunctionNode._apply_python
         FunctionNode._compute = FunctionNode._compute_python
         Variable._of_output = _of_output_python
         variable_module._native_backprop[0] = None
+        variable_module._set_leaf_grads = \
+            variable_module._set_leaf_grads_python
     _of_output = variable_module._of_output = Variable._of_output
     return was
 

@@ -653,7 +653,9 @@ def _leaf_uses(output_nodes):
 def _set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop,
                     given=None):
     """Accumulate the engine's leaf gradients into the leaves' ``grad``
-    (``given``: ids of the gradient arrays already given to leaves)."""
+    (``given``: ids of the gradient arrays already given to leaves). The
+    definition; the native core's ``set_leaf_grads`` replaces it under
+    this name where it runs (``function_node.native_core``)."""
     if given is None:
         given = set()
     for node, g in leaf_grads.items():
@@ -674,6 +676,9 @@ def _set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop,
             var._grad_var = _add_grads([var._grad_var, g],
                                        enable_double_backprop)
         given.add(id(var._grad_var._array))
+
+
+_set_leaf_grads_python = _set_leaf_grads
 
 
 class Parameter(Variable):

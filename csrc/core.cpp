@@ -94,7 +94,8 @@ PyObject *s_array, *s_requires_grad_, *s_node, *s_grad_var, *s_loss_scale, *s_va
     *s_lazy_grad_sum, *s_accepts_donated, *s_donated_out, *s_donated_in, *s_call_backward,
     *s_call_backward_arrays_now, *s_backward_arrays, *s_backward_arrays_declined, *s_zero_output,
     *s_backward_accumulate, *s_node_backward_fn, *s_add_grad_arrays_fn,
-    *s_backward_arrays_enabled;
+    *s_backward_arrays_enabled, *s_flags, *s_writeable, *s_is_writeable_fn, *s_copy_grad_fn,
+    *s_add_grads_fn;
 
 bool intern_names() {
     struct {
@@ -167,6 +168,11 @@ bool intern_names() {
         {&s_node_backward_fn, "_node_backward"},
         {&s_add_grad_arrays_fn, "_add_grad_arrays"},
         {&s_backward_arrays_enabled, "backward_arrays_enabled"},
+        {&s_flags, "flags"},
+        {&s_writeable, "writeable"},
+        {&s_is_writeable_fn, "_is_writeable"},
+        {&s_copy_grad_fn, "_copy_grad"},
+        {&s_add_grads_fn, "_add_grads"},
     };
     for (auto& n : names) {
         if (*n.slot == nullptr) {
@@ -1772,6 +1778,113 @@ PyObject* core_backprop(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     return leaf_grads.release();
 }
 
+
+// variable.<name>(args...) as the module has it now: a new reference or
+// nullptr.
+PyObject* call_variable_function(PyObject* name, PyObject* const* args, Py_ssize_t n) {
+    PyObject* f = variable_function(name);
+    if (f == nullptr) return nullptr;
+    Ref held(f);
+    Py_INCREF(f);
+    return PyObject_Vectorcall(f, args, n, nullptr);
+}
+
+// Whether a leaf may keep ``array`` as its gradient as it is: a NumPy
+// array's flags.writeable, else variable._is_writeable(array). 1, 0, -1.
+int writeable(PyObject* array) {
+    if (reinterpret_cast<PyObject*>(Py_TYPE(array)) == g.ndarray_type) {
+        Ref flags(PyObject_GetAttr(array, s_flags));
+        if (!flags) return -1;
+        return attr_true(flags.p, s_writeable);
+    }
+    PyObject* args[1] = {array};
+    Ref r(call_variable_function(s_is_writeable_fn, args, 1));
+    if (!r) return -1;
+    return PyObject_IsTrue(r.p);
+}
+
+// set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop, given=None):
+// variable._set_leaf_grads (the definition) in C: each leaf's gradient
+// accumulated into its ``grad``, a copy where the array is another leaf's
+// or read-only.
+PyObject* core_set_leaf_grads(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    if (nargs < 3 || nargs > 4 || !g_installed || g.variable_globals == nullptr) {
+        PyErr_SetString(PyExc_TypeError,
+                        "set_leaf_grads: expected (leaf_grads, loss_scale, enable_double_backprop"
+                        "[, given])");
+        return nullptr;
+    }
+    PyObject* leaf_grads = args[0];
+    PyObject* loss_scale = args[1];
+    PyObject* edb = args[2];
+    Ref given;
+    if (nargs == 4 && args[3] != Py_None) {
+        Py_INCREF(args[3]);
+        given.reset(args[3]);
+    } else {
+        given.reset(PySet_New(nullptr));
+        if (!given) return nullptr;
+    }
+    Ref items(PyMapping_Items(leaf_grads));
+    if (!items) return nullptr;
+    Py_ssize_t n = PyList_GET_SIZE(items.p);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* item = PyList_GET_ITEM(items.p, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+            PyErr_SetString(PyExc_TypeError, "set_leaf_grads: expected (node, gradient) items");
+            return nullptr;
+        }
+        PyObject* node = PyTuple_GET_ITEM(item, 0);
+        Ref gv(PyTuple_GET_ITEM(item, 1));
+        Py_INCREF(gv.p);
+        Ref ref(node_get(node, N_VARIABLE));
+        if (!ref) return nullptr;
+        Ref var(deref(ref.p));
+        if (!var) return nullptr;
+        if (var.p == Py_None || gv.p == Py_None) continue;
+        if (var_set(var.p, V_LOSS_SCALE, loss_scale) < 0) return nullptr;
+        Ref old(var_get(var.p, V_GRAD_VAR));
+        if (!old) return nullptr;
+        if (old.p == Py_None) {
+            Ref array(var_get(gv.p, V_ARRAY));
+            if (!array) return nullptr;
+            Ref id(PyLong_FromVoidPtr(array.p));
+            if (!id) return nullptr;
+            int copy = PySet_Contains(given.p, id.p);
+            if (copy < 0) return nullptr;
+            if (!copy) {
+                int w = writeable(array.p);
+                if (w < 0) return nullptr;
+                copy = !w;
+            }
+            array.reset(nullptr);
+            if (copy) {
+                PyObject* cargs[2] = {gv.p, edb};
+                gv.reset(call_variable_function(s_copy_grad_fn, cargs, 2));
+                if (!gv) return nullptr;
+            }
+            if (var_set(var.p, V_GRAD_VAR, gv.p) < 0) return nullptr;
+        } else {
+            Ref pair(PyList_New(2));
+            if (!pair) return nullptr;
+            PyList_SET_ITEM(pair.p, 0, old.release());
+            PyList_SET_ITEM(pair.p, 1, gv.release());
+            PyObject* aargs[2] = {pair.p, edb};
+            Ref sum(call_variable_function(s_add_grads_fn, aargs, 2));
+            if (!sum) return nullptr;
+            pair.reset(nullptr);
+            if (var_set(var.p, V_GRAD_VAR, sum.p) < 0) return nullptr;
+        }
+        Ref now(var_get(var.p, V_GRAD_VAR));
+        if (!now) return nullptr;
+        Ref array(var_get(now.p, V_ARRAY));
+        if (!array) return nullptr;
+        Ref id(PyLong_FromVoidPtr(array.p));
+        if (!id || PySet_Add(given.p, id.p) < 0) return nullptr;
+    }
+    Py_RETURN_NONE;
+}
+
 // install(refs: dict) -> the method descriptor of apply for FunctionNode
 PyObject* core_install(PyObject*, PyObject* refs) {
     if (!PyDict_Check(refs)) {
@@ -1898,6 +2011,11 @@ PyMethodDef core_defs[] = {
      "backprop(output_nodes, output_grads) -> {leaf node: gradient Variable}, the backward walk "
      "(variable._backprop_python) for its common case, or NotImplemented (before any work) "
      "where the Python walk must run (the native core)."},
+    {"set_leaf_grads",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(core_set_leaf_grads)),
+     METH_FASTCALL,
+     "set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop, given=None): "
+     "variable._set_leaf_grads_python in C (the native core)."},
     {"of_output", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(core_of_output)),
      METH_FASTCALL,
      "of_output(array, requires_grad) -> Variable._of_output(array, requires_grad) (the native "

@@ -835,3 +835,28 @@ def test_the_walk_leaks_nothing():
     after = (len(gc.get_objects()), sys.getrefcount(X))
     assert after[1] == before[1]
     assert after[0] - before[0] < 50, (before, after)
+
+
+@pytest.mark.parametrize('case', ['shared', 'read-only', 'accumulated',
+                                  'loss scale', 'parameters'])
+def test_the_leaves_gradients_are_set_as_by_the_python_core(case):
+    def scenario():
+        Leaf = cpuframe.Parameter if case == 'parameters' else Variable
+        a, b = Leaf(X.copy()), Leaf(Y.copy())
+        if case == 'accumulated':
+            a.grad = numpy.full_like(X, 0.5)
+            held = a.grad_var
+        if case == 'read-only':
+            loss = F.sum(a) + F.sum(b * 2)   # (broadcast views come back)
+        else:
+            loss = F.sum(F.tanh(a + b))      # (one array for both leaves)
+        loss.backward(loss_scale=4.0 if case == 'loss scale' else None)
+        return ([v.grad.tolist() for v in (a, b)],
+                [v.grad.flags.writeable for v in (a, b)],
+                a.grad is b.grad,
+                numpy.shares_memory(a.grad, b.grad),
+                [v._loss_scale for v in (a, b)],
+                case != 'accumulated' or a.grad_var is not held)
+    native = _assert_same(scenario)
+    grads, writeable, same, shared = native[1][:4]
+    assert writeable == [True, True] and not same and not shared
