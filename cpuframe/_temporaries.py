@@ -41,7 +41,11 @@ The contract, written once:
    relu does not fuse while a hook is active.
 
 The native side of the same ideas (deferred values, settling them, the
-relu folded into a convolution) is ``csrc/deferred.hpp``.
+relu folded into a convolution) is ``csrc/deferred.hpp``. The native
+backward walk (``csrc/core.cpp``, ``donated_flags``) asks
+:func:`donated_arrays`'s question without the calibration: its tuple is the
+only reference it holds to a gradient, so "only the engine refers to it" is
+a reference count of one there (and :func:`owns_buffer`).
 """
 import sys
 
