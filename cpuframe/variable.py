@@ -563,7 +563,14 @@ class Variable:
                         'Chainer 7): a scalar variable is 0-dimensional; '
                         'apply F.squeeze, or set .grad explicitly',
                         DeprecationWarning, stacklevel=2)
-                self.grad = self.xp.ones_like(self._array)
+                if type(self) is Variable and \
+                        type(self._array) is numpy.ndarray:
+                    # (what ``self.grad = ...`` does, for a NumPy loss: its
+                    # checks hold for ones shaped as the array)
+                    self._grad_var = _of_output(
+                        numpy.ones_like(self._array), False)
+                else:
+                    self.grad = self.xp.ones_like(self._array)
             elif self._array.size == 0:
                 self.grad = self.xp.zeros_like(self._array)
             else:
