@@ -1218,6 +1218,11 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
     return gxs
 
 
+# The backward engine's test for a class's own backward_accumulate (the
+# native walk's and _node_backward's, whichever walk runs first).
+_variable_module._base_accumulate[0] = FunctionNode.backward_accumulate
+
+
 # -- the native core -----------------------------------------------------
 #: The Python definition of ``FunctionNode.apply``: the reference, what a
 #: build without ``cpuframe._core`` runs, and what the native apply hands a

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <new>
 #include <vector>
 
 namespace {
@@ -1170,8 +1171,16 @@ struct Walk {
         if (!rank) return -1;
         long long r = PyLong_AsLongLong(rank.p);
         if (r == -1 && PyErr_Occurred()) return -1;
-        if (PySet_Add(queued, func) < 0) return -1;
-        heap.push_back({-r, counter++, func});
+        try {
+            heap.push_back({-r, counter++, func});
+        } catch (const std::bad_alloc&) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (PySet_Add(queued, func) < 0) {
+            heap.pop_back();
+            return -1;
+        }
         std::push_heap(heap.begin(), heap.end(), std::greater<Queued>());
         return 0;
     }
@@ -1275,13 +1284,16 @@ PyObject* donated_flags(PyObject* gys) {
 // func._call_backward(targets, gys, None, True) for the class's default
 // _call_backward and _call_backward_arrays_now outside a mode switch: the
 // list of input gradients (arrays or None), shapes checked.
-PyObject* call_backward_arrays(PyObject* func, PyObject* cls, PyObject* inputs,
+PyObject* call_backward_arrays(PyObject* func, PyObject* inputs,
                                PyObject* targets, PyObject* gys, LocalView& cfg) {
+    // (the method as ``func._call_backward`` finds it: a class's own or an
+    // instance's own takes the Python call)
     bool python = false;
     {
-        Ref m(class_attr(cls, s_call_backward));
+        Ref m(PyObject_GetAttr(func, s_call_backward));
         if (!m) return nullptr;
-        python = m.p != g.call_backward;
+        python = !(PyMethod_Check(m.p) && PyMethod_GET_FUNCTION(m.p) == g.call_backward &&
+                   PyMethod_GET_SELF(m.p) == func);
     }
     if (!python) {
         Ref fdt(PyObject_GetAttr(func, s_forward_dtype));
@@ -1298,9 +1310,10 @@ PyObject* call_backward_arrays(PyObject* func, PyObject* cls, PyObject* inputs,
                                          5 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
     }
     {
-        Ref m(class_attr(cls, s_call_backward_arrays_now));
+        Ref m(PyObject_GetAttr(func, s_call_backward_arrays_now));
         if (!m) return nullptr;
-        if (m.p != g.call_backward_arrays_now) {
+        if (!(PyMethod_Check(m.p) && PyMethod_GET_FUNCTION(m.p) == g.call_backward_arrays_now &&
+              PyMethod_GET_SELF(m.p) == func)) {
             PyObject* args[3] = {func, targets, gys};
             return PyObject_VectorcallMethod(s_call_backward_arrays_now, args,
                                              3 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
@@ -1377,6 +1390,7 @@ struct WalkScope {
     PyObject* old_backprop = nullptr;  // nullptr: it was not set
     PyObject* was_untracked = nullptr;
     bool entered = false;
+    bool backprop_set = false;  // (enable_backprop written: restored)
 
     int enter() {
         was_untracked = PyObject_GetAttr(g.backward_state, s_untracked);
@@ -1392,6 +1406,7 @@ struct WalkScope {
         old_backprop = PyDict_GetItemWithError(config_dict, s_enable_backprop);
         if (old_backprop == nullptr && PyErr_Occurred()) return -1;
         Py_XINCREF(old_backprop);
+        backprop_set = true;
         return PyDict_SetItem(config_dict, s_enable_backprop, Py_False);
     }
 
@@ -1404,7 +1419,7 @@ struct WalkScope {
         PyErr_Fetch(&type, &value, &tb);
         if (PyObject_SetAttr(g.backward_state, s_untracked, was_untracked) < 0)
             PyErr_WriteUnraisable(g.backward_state);
-        if (config_dict != nullptr) {
+        if (backprop_set) {
             int r;
             if (old_backprop == nullptr) {
                 r = PyDict_DelItem(config_dict, s_enable_backprop);
@@ -1534,7 +1549,7 @@ PyObject* targets_of(PyObject* inputs) {
 // One node in the common case: backward_arrays on the arrays ``gys`` (the
 // walk's only reference, consumed), donation flags told and cleared as
 // the Python walk does. The list of input gradients.
-PyObject* run_node(PyObject* func, PyObject* cls, PyObject* inputs, PyObject* targets,
+PyObject* run_node(PyObject* func, PyObject* inputs, PyObject* targets,
                    PyObject* gys_in, LocalView& cfg) {
     Ref gys(gys_in);
     int accepts = attr_true(func, s_accepts_donated);
@@ -1543,7 +1558,7 @@ PyObject* run_node(PyObject* func, PyObject* cls, PyObject* inputs, PyObject* ta
         Ref flags(donated_flags(gys.p));
         if (!flags || set_attr(func, s_donated_out, flags.p) < 0) return nullptr;
     }
-    Ref gxs(call_backward_arrays(func, cls, inputs, targets, gys.p, cfg));
+    Ref gxs(call_backward_arrays(func, inputs, targets, gys.p, cfg));
     {
         // (finally)
         PyObject *type, *value, *tb;
@@ -1591,11 +1606,11 @@ PyObject* run_node_python(PyObject* func, PyObject* targets, PyObject* gys, PyOb
 // creator queued.
 int distribute(PyObject* gxs, PyObject* inputs, PyObject* targets, Walk& w) {
     Py_ssize_t n = PyTuple_GET_SIZE(targets);
-    if (PyList_GET_SIZE(gxs) < n) {
-        PyErr_SetString(PyExc_IndexError, "list index out of range");
-        return -1;
-    }
     for (Py_ssize_t k = 0; k < n; ++k) {
+        if (k >= PyList_GET_SIZE(gxs)) {
+            PyErr_SetString(PyExc_IndexError, "list index out of range");
+            return -1;
+        }
         PyObject* gx = PyList_GET_ITEM(gxs, k);
         if (gx == Py_None) continue;
         Ref taken(gx);
@@ -1750,7 +1765,7 @@ PyObject* core_backprop(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
                     }
                 }
             }
-            Ref gxs(common ? run_node(func, cls, inputs_any.p, targets.p, gys.release(), cfg)
+            Ref gxs(common ? run_node(func, inputs_any.p, targets.p, gys.release(), cfg)
                            : run_node_python(func, targets.p, gys.release(), hooks.p, w));
             if (!gxs) return nullptr;
             hooks.reset(nullptr);
@@ -1807,7 +1822,19 @@ int writeable(PyObject* array) {
 // variable._set_leaf_grads (the definition) in C: each leaf's gradient
 // accumulated into its ``grad``, a copy where the array is another leaf's
 // or read-only.
-PyObject* core_set_leaf_grads(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+PyObject* core_set_leaf_grads(PyObject*, PyObject* const* args, Py_ssize_t nargs,
+                              PyObject* kwnames) {
+    PyObject* given_arg = nargs == 4 ? args[3] : nullptr;
+    if (kwnames != nullptr) {
+        // (``given`` by keyword, as the Python definition takes it)
+        bool ok = PyTuple_GET_SIZE(kwnames) == 1 && nargs == 3 &&
+                  PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "given") == 0;
+        if (!ok) {
+            PyErr_SetString(PyExc_TypeError, "set_leaf_grads: the only keyword is given");
+            return nullptr;
+        }
+        given_arg = args[3];
+    }
     if (nargs < 3 || nargs > 4 || !g_installed || g.variable_globals == nullptr) {
         PyErr_SetString(PyExc_TypeError,
                         "set_leaf_grads: expected (leaf_grads, loss_scale, enable_double_backprop"
@@ -1818,9 +1845,9 @@ PyObject* core_set_leaf_grads(PyObject*, PyObject* const* args, Py_ssize_t nargs
     PyObject* loss_scale = args[1];
     PyObject* edb = args[2];
     Ref given;
-    if (nargs == 4 && args[3] != Py_None) {
-        Py_INCREF(args[3]);
-        given.reset(args[3]);
+    if (given_arg != nullptr && given_arg != Py_None) {
+        Py_INCREF(given_arg);
+        given.reset(given_arg);
     } else {
         given.reset(PySet_New(nullptr));
         if (!given) return nullptr;
@@ -2013,7 +2040,7 @@ PyMethodDef core_defs[] = {
      "where the Python walk must run (the native core)."},
     {"set_leaf_grads",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(core_set_leaf_grads)),
-     METH_FASTCALL,
+     METH_FASTCALL | METH_KEYWORDS,
      "set_leaf_grads(leaf_grads, loss_scale, enable_double_backprop, given=None): "
      "variable._set_leaf_grads_python in C (the native core)."},
     {"of_output", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(core_of_output)),
