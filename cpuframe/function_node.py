@@ -1286,8 +1286,8 @@ if _native_core is not None:
 def native_core(enabled=None):
     """Whether ``FunctionNode.apply``, ``FunctionNode._compute``,
     ``Variable._of_output``, the backward walk (``variable._backprop``'s
-    common case) and ``variable._set_leaf_grads`` run in C (``cpuframe._core``); ``enabled``
-    switches them (where the module is
+    common case) and ``variable._set_leaf_grads`` run in C
+    (``cpuframe._core``); ``enabled`` switches them (where the module is
     there) and the previous state is returned. For tests and A/B runs: the
     Python definitions are the reference."""
     global _of_output
