@@ -454,13 +454,17 @@ class FunctionNode:
     def check_type_forward(self, in_types):
         """Check the shapes and dtypes of the inputs (no-op by default)."""
 
-    def _forward_routed(self, in_data):
+    def _forward_routed(self, in_data, _on_device=None):
         """Run the chosen route; convert arrays at the Intel64 boundary.
 
         An op that does not take its oneDNN route sees NumPy arrays (mdarray
         inputs are converted here, the one boundary of the Intel64 device).
         A route taken on NumPy inputs returns NumPy arrays: NumPy in, NumPy
         out; on mdarray inputs its outputs stay mdarrays.
+
+        ``_on_device`` (the native core): ``(answer,)``, what the class's
+        own ``intel64_on_device`` said for ``in_data`` when it was asked
+        before this call (it is not asked again).
         """
         dtype = config.dtype
         self._forward_dtype = dtype
@@ -484,7 +488,8 @@ class FunctionNode:
                         if intel64.is_native_array(x):
                             on_device = True
         else:
-            on_device = self.intel64_on_device(in_data)
+            on_device = self.intel64_on_device(in_data) \
+                if _on_device is None else _on_device[0]
             if not on_device:
                 numpy_only = True
                 for x in in_data:

@@ -734,6 +734,43 @@ PyObject* forward_routed_device(PyObject* self, PyObject* cls, PyObject* in_data
     return call_forward(self, data.p);
 }
 
+// FunctionNode._forward_routed on NumPy arrays for a class with its own
+// intel64_on_device (a gradient node whose forward node's arrays decide,
+// e.g. ReLUGrad): asked as the Python method asks it, after writing
+// _forward_dtype; no device: forward_routed_numpy (what the method does
+// then), else the Python method told the answer (not asked twice).
+PyObject* forward_routed_own_rule(PyObject* self, PyObject* cls, PyObject* in_data,
+                                  LocalView& cfg) {
+    Ref dtype(cfg.get(s_dtype_cfg));
+    if (!dtype) return nullptr;
+    if (dtype.p == g.mixed_bf16) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+    {
+        // (what forward_routed_numpy would hand the Python method: handed
+        // now, before the rule is asked)
+        Ref route_fn(class_attr(cls, s_forward_intel64));
+        if (!route_fn) return nullptr;
+        if (route_fn.p != g.no_intel64_route) {
+            Ref choice(PyObject_GetAttr(self, s_route_choice));
+            if (!choice) return nullptr;
+            Ref chooser(class_attr(cls, s_choose_off_device));
+            if (!chooser) return nullptr;
+            if (choice.p != Py_None || chooser.p != g.choose_off_device)
+                return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+        }
+    }
+    if (set_attr(self, s_forward_dtype, dtype.p) < 0) return nullptr;
+    Ref on(PyObject_CallMethodOneArg(self, s_intel64_on_device, in_data));
+    if (!on) return nullptr;
+    int t = PyObject_IsTrue(on.p);
+    if (t < 0) return nullptr;
+    if (!t) return forward_routed_numpy(self, cls, in_data, cfg);
+    Ref answer(PyTuple_Pack(1, on.p));
+    if (!answer) return nullptr;
+    PyObject* args[3] = {self, in_data, answer.p};
+    return PyObject_VectorcallMethod(s_forward_routed, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                     nullptr);
+}
+
 // self._forward_routed(in_data): NumPy arrays and device arrays under the
 // class's default rules in C (forward_routed_numpy, forward_routed_device).
 PyObject* forward_routed(PyObject* self, PyObject* cls, PyObject* in_data, LocalView& cfg) {
@@ -750,6 +787,8 @@ PyObject* forward_routed(PyObject* self, PyObject* cls, PyObject* in_data, Local
         if (!routed) return nullptr;
         Ref rule(class_attr(cls, s_intel64_on_device));
         if (!rule) return nullptr;
+        if (routed.p == g.forward_routed && rule.p != g.default_on_device && !device)
+            return forward_routed_own_rule(self, cls, in_data, cfg);
         common = routed.p == g.forward_routed && rule.p == g.default_on_device;
     }
     if (!common) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);

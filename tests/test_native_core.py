@@ -567,7 +567,20 @@ class _OwnChoice(_Asked):
         return False
 
 
-@pytest.mark.parametrize('cls', [_Asked, _OwnChoice])
+class _OwnRule(_Asked):
+    """A class's own ``intel64_on_device`` (as ReLUGrad's), counted."""
+    on_device = False
+
+    def intel64_on_device(self, inputs):
+        self.log.append(('on device', self.on_device))
+        return self.on_device
+
+
+class _OwnRuleOn(_OwnRule):
+    on_device = 1   # (a true value other than True)
+
+
+@pytest.mark.parametrize('cls', [_Asked, _OwnChoice, _OwnRule, _OwnRuleOn])
 @pytest.mark.parametrize('profitable', [True, False, 'raise'])
 @pytest.mark.parametrize('mode', ['never', 'auto', 'always'])
 @pytest.mark.parametrize('device', [False, True])
@@ -581,8 +594,16 @@ def test_the_route_questions_are_asked_as_by_the_python_core(
         x = intel64.from_numpy(X) if device else X
         with using_config('use_ideep', mode):
             y, = cls(log, profitable).apply((Variable(x),))
-        return log, numpy.asarray(y.array).tolist(), type(y.array).__name__
-    _assert_same(scenario)
+            # (a kept choice: the Python method, the rule asked once)
+            node = cls(log, profitable)
+            node.choose_intel64((x,))
+            y2, = node.apply((Variable(x),))
+        return log, numpy.asarray(y.array).tolist(), type(y.array).__name__, \
+            numpy.asarray(y2.array).tolist()
+    native = _assert_same(scenario)
+    if cls is _OwnRule and not device and native[0] == 'ok':
+        # (once per apply, once for choose_intel64: never twice a call)
+        assert native[1][0].count(('on device', False)) == 3
 
 
 class _CpuOnly(FunctionNode):
