@@ -462,12 +462,16 @@ class FunctionNode:
         A route taken on NumPy inputs returns NumPy arrays: NumPy in, NumPy
         out; on mdarray inputs its outputs stay mdarrays.
 
-        ``_on_device`` (the native core): ``(answer,)``, what the class's
-        own ``intel64_on_device`` said for ``in_data`` when it was asked
-        before this call (it is not asked again).
+        ``_on_device`` (the native core): ``(answer, dtype)``, what the
+        class's own ``intel64_on_device`` said for ``in_data`` when the
+        caller asked it, after writing ``dtype`` (``config.dtype``) as
+        ``_forward_dtype``: neither is asked or written again.
         """
-        dtype = config.dtype
-        self._forward_dtype = dtype
+        if _on_device is None:
+            dtype = config.dtype
+            self._forward_dtype = dtype
+        else:
+            dtype = _on_device[1]
         cls = type(self)
         # (numpy_only: every input a NumPy array and not on the device by
         # the class's rule: the route choice is then _choose_off_device's)

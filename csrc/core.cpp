@@ -553,6 +553,9 @@ bool str_eq(PyObject* value, PyObject* text) {
 // the same route question asked, the forward called as it calls it. The
 // mixed_bf16 mode and a route choice kept by choose_intel64 go to the
 // Python method.
+PyObject* forward_routed_numpy_rest(PyObject* self, PyObject* in_data, LocalView& cfg,
+                                    bool has_route);
+
 PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data, LocalView& cfg) {
     Ref dtype(cfg.get(s_dtype_cfg));
     if (!dtype) return nullptr;
@@ -569,8 +572,15 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data,
         if (choice.p != Py_None || chooser.p != g.choose_off_device)
             return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
     }
-    if (set_attr(self, s_forward_dtype, dtype.p) < 0 || set_attr(self, s_bf16_forward, Py_False) < 0)
-        return nullptr;
+    if (set_attr(self, s_forward_dtype, dtype.p) < 0) return nullptr;
+    return forward_routed_numpy_rest(self, in_data, cfg, has_route);
+}
+
+// forward_routed_numpy after its checks and the _forward_dtype write: the
+// rest, from the _bf16_forward write (outside mixed_bf16) on.
+PyObject* forward_routed_numpy_rest(PyObject* self, PyObject* in_data, LocalView& cfg,
+                                    bool has_route) {
+    if (set_attr(self, s_bf16_forward, Py_False) < 0) return nullptr;
     int route = -1;  // -1: none to choose (None in Python)
     if (has_route) {
         Ref mode(cfg.get(s_use_ideep));
@@ -737,36 +747,40 @@ PyObject* forward_routed_device(PyObject* self, PyObject* cls, PyObject* in_data
 // FunctionNode._forward_routed on NumPy arrays for a class with its own
 // intel64_on_device (a gradient node whose forward node's arrays decide,
 // e.g. ReLUGrad): asked as the Python method asks it, after writing
-// _forward_dtype; no device: forward_routed_numpy (what the method does
-// then), else the Python method told the answer (not asked twice).
+// _forward_dtype; False: the rest of forward_routed_numpy (what the method
+// does then), any other answer or a kept route choice: the Python method,
+// told the answer and the dtype (neither asked nor written twice).
 PyObject* forward_routed_own_rule(PyObject* self, PyObject* cls, PyObject* in_data,
                                   LocalView& cfg) {
     Ref dtype(cfg.get(s_dtype_cfg));
     if (!dtype) return nullptr;
     if (dtype.p == g.mixed_bf16) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
-    {
-        // (what forward_routed_numpy would hand the Python method: handed
-        // now, before the rule is asked)
-        Ref route_fn(class_attr(cls, s_forward_intel64));
-        if (!route_fn) return nullptr;
-        if (route_fn.p != g.no_intel64_route) {
-            Ref choice(PyObject_GetAttr(self, s_route_choice));
-            if (!choice) return nullptr;
-            Ref chooser(class_attr(cls, s_choose_off_device));
-            if (!chooser) return nullptr;
-            if (choice.p != Py_None || chooser.p != g.choose_off_device)
-                return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
-        }
+    Ref route_fn(class_attr(cls, s_forward_intel64));
+    if (!route_fn) return nullptr;
+    bool has_route = route_fn.p != g.no_intel64_route;
+    if (has_route) {
+        // (a class's own choice: the Python method, before the rule)
+        Ref chooser(class_attr(cls, s_choose_off_device));
+        if (!chooser) return nullptr;
+        if (chooser.p != g.choose_off_device)
+            return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
     }
     if (set_attr(self, s_forward_dtype, dtype.p) < 0) return nullptr;
     Ref on(PyObject_CallMethodOneArg(self, s_intel64_on_device, in_data));
     if (!on) return nullptr;
-    int t = PyObject_IsTrue(on.p);
-    if (t < 0) return nullptr;
-    if (!t) return forward_routed_numpy(self, cls, in_data, cfg);
-    Ref answer(PyTuple_Pack(1, on.p));
-    if (!answer) return nullptr;
-    PyObject* args[3] = {self, in_data, answer.p};
+    bool rest_here = on.p == Py_False;  // (any other answer: the Python method)
+    if (rest_here && has_route) {
+        // (a kept choice, read after the rule as the Python method reads it)
+        Ref choice(PyObject_GetAttr(self, s_route_choice));
+        if (!choice) return nullptr;
+        rest_here = choice.p == Py_None;
+    }
+    if (rest_here) return forward_routed_numpy_rest(self, in_data, cfg, has_route);
+    // (the Python method told the answer and the dtype it wrote: neither
+    // asked again)
+    Ref told(PyTuple_Pack(2, on.p, dtype.p));
+    if (!told) return nullptr;
+    PyObject* args[3] = {self, in_data, told.p};
     return PyObject_VectorcallMethod(s_forward_routed, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET,
                                      nullptr);
 }

@@ -586,6 +586,9 @@ class _OwnRuleOn(_OwnRule):
 @pytest.mark.parametrize('device', [False, True])
 def test_the_route_questions_are_asked_as_by_the_python_core(
         cls, profitable, mode, device):
+    # (the native module loaded before either core runs: the Python
+    # method's choice reads whether it is, function_node._forward_routed)
+    intel64.is_ideep_available()
     if (device or mode == 'always') and not intel64.is_ideep_available():
         pytest.skip('no native module')
 
@@ -600,10 +603,7 @@ def test_the_route_questions_are_asked_as_by_the_python_core(
             y2, = node.apply((Variable(x),))
         return log, numpy.asarray(y.array).tolist(), type(y.array).__name__, \
             numpy.asarray(y2.array).tolist()
-    native = _assert_same(scenario)
-    if cls is _OwnRule and not device and native[0] == 'ok':
-        # (once per apply, once for choose_intel64: never twice a call)
-        assert native[1][0].count(('on device', False)) == 3
+    _assert_same(scenario)
 
 
 class _CpuOnly(FunctionNode):
@@ -971,3 +971,85 @@ def test_the_leaves_gradients_are_set_as_by_the_python_core(case):
     native = _assert_same(scenario)
     grads, writeable, same, shared = native[1][:4]
     assert writeable == [True, True] and not same and not shared
+
+
+class _Answer:
+    """A non-bool answer of ``intel64_on_device`` whose truth tests log."""
+
+    def __init__(self, log, value):
+        self.log, self.value = log, value
+
+    def __bool__(self):
+        self.log.append(('truth', self.value))
+        return self.value
+
+
+class _RuleWrites(FunctionNode):
+    """An own ``intel64_on_device`` (``answer``: False, True, 'falsy',
+    'truthy' (an _Answer) or 'raise'); every write of the route's
+    attributes logged."""
+
+    def __init__(self, log, answer):
+        self.log, self.answer = log, answer
+
+    def __setattr__(self, name, value):
+        if name in ('_forward_dtype', '_bf16_forward', '_plain_inputs'):
+            self.log.append(('set', name, str(value)))
+        object.__setattr__(self, name, value)
+
+    def intel64_on_device(self, inputs):
+        self.log.append('on device?')
+        if self.answer == 'raise':
+            raise ValueError('no rule')
+        if isinstance(self.answer, str):
+            return _Answer(self.log, self.answer == 'truthy')
+        return self.answer
+
+    def forward(self, inputs):
+        self.log.append('forward')
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0] * 2,
+
+
+class _RuleWritesRoute(_RuleWrites):
+    def forward_intel64(self, inputs):
+        self.log.append('forward_intel64')
+        return inputs[0] * 2,
+
+    def intel64_profitable(self, inputs):
+        self.log.append('profitable')
+        return False
+
+
+@pytest.mark.parametrize('answer', [False, True, 'falsy', 'truthy',
+                                    'raise'])
+@pytest.mark.parametrize('cls', [_RuleWrites, _RuleWritesRoute])
+@pytest.mark.parametrize('mode', ['never', 'auto'])
+def test_a_class_s_own_device_rule_is_asked_as_by_the_python_core(
+        answer, cls, mode):
+    intel64.is_ideep_available()
+    code = FunctionNode._forward_routed.__code__
+
+    def scenario():
+        log, python_calls = [], []
+
+        def profile(frame, event, arg):
+            if event == 'call' and frame.f_code is code:
+                python_calls.append(1)
+        with using_config('use_ideep', mode):
+            sys.setprofile(profile)
+            try:
+                y, = cls(log, answer).apply((Variable(X),))
+            finally:
+                sys.setprofile(None)
+        # (the C path takes an exact False; the Python core always the
+        # method)
+        expected = 0 if function_node.native_core() and answer is False \
+            else 1
+        return log, y.array.tolist(), len(python_calls) == expected
+    native = _assert_same(scenario)
+    if answer != 'raise':
+        assert native[1][0].count('on device?') == 1
+        assert native[1][2] is True
