@@ -77,6 +77,8 @@ def is_array(x):
 
 def get_array_module(*args):
     """``cupy`` when any argument (array or Variable) is on a GPU, else ``numpy``."""
+    if cuda.cupy is None:   # (no CuPy in this process: every op asks this)
+        return numpy
     return cuda.get_array_module(*args)
 
 
