@@ -976,9 +976,6 @@ def _backprop_python(output_nodes, output_grads, retain_grad,
     Variable and every node runs ``backward``, recorded.
     """
     base_accumulate = _base_accumulate[0]
-    if base_accumulate is None:
-        base_accumulate = _base_accumulate[0] = _module(
-            'cpuframe.function_node').FunctionNode.backward_accumulate
     needed = None if target_nodes is None else \
         _needed_functions(output_nodes, target_nodes, stop_nodes or ())
     heappop, heappush = heapq.heappop, heapq.heappush
@@ -1335,8 +1332,8 @@ def _add_grad_arrays(arrays, enable_double_backprop=False):
     return _add_grads([_of_output(a, False) for a in arrays], False)._array
 
 
-# FunctionNode.backward_accumulate, looked up at the first backward
-# (function_node imports this module)
+# FunctionNode.backward_accumulate, set when cpuframe.function_node loads
+# (it imports this module; every graph's nodes come from it)
 _base_accumulate = [None]
 _MISSING = object()
 

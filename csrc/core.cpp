@@ -552,11 +552,12 @@ bool str_eq(PyObject* value, PyObject* text) {
 // class keeps the default _forward_routed): the same attributes written,
 // the same route question asked, the forward called as it calls it. The
 // mixed_bf16 mode and a route choice kept by choose_intel64 go to the
-// Python method.
-PyObject* forward_routed_numpy_rest(PyObject* self, PyObject* in_data, LocalView& cfg,
-                                    bool has_route);
-
-PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data, LocalView& cfg) {
+// Python method. ``own_rule``: the class has its own intel64_on_device
+// (a gradient node whose forward node's arrays decide, e.g. ReLUGrad),
+// asked as the method asks it; an answer other than False, or a kept
+// choice, goes to the method told the answer and the dtype written.
+PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data, LocalView& cfg,
+                               bool own_rule) {
     Ref dtype(cfg.get(s_dtype_cfg));
     if (!dtype) return nullptr;
     if (dtype.p == g.mixed_bf16) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
@@ -564,22 +565,40 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data,
     if (!route_fn) return nullptr;
     bool has_route = route_fn.p != g.no_intel64_route;
     if (has_route) {
-        // (a kept choice, a class's own choice: the Python method)
-        Ref choice(PyObject_GetAttr(self, s_route_choice));
-        if (!choice) return nullptr;
+        // (a class's own choice: the Python method; a kept choice too,
+        // read here under the default device rule, after an own rule)
         Ref chooser(class_attr(cls, s_choose_off_device));
         if (!chooser) return nullptr;
-        if (choice.p != Py_None || chooser.p != g.choose_off_device)
-            return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+        bool python = chooser.p != g.choose_off_device;
+        if (!python && !own_rule) {
+            Ref choice(PyObject_GetAttr(self, s_route_choice));
+            if (!choice) return nullptr;
+            python = choice.p != Py_None;
+        }
+        if (python) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
     }
     if (set_attr(self, s_forward_dtype, dtype.p) < 0) return nullptr;
-    return forward_routed_numpy_rest(self, in_data, cfg, has_route);
-}
-
-// forward_routed_numpy after its checks and the _forward_dtype write: the
-// rest, from the _bf16_forward write (outside mixed_bf16) on.
-PyObject* forward_routed_numpy_rest(PyObject* self, PyObject* in_data, LocalView& cfg,
-                                    bool has_route) {
+    if (own_rule) {
+        // (the class's intel64_on_device, asked once, after _forward_dtype
+        // as the Python method asks it)
+        Ref on(PyObject_CallMethodOneArg(self, s_intel64_on_device, in_data));
+        if (!on) return nullptr;
+        bool rest_here = on.p == Py_False;  // (any other answer: the Python method)
+        if (rest_here && has_route) {
+            Ref choice(PyObject_GetAttr(self, s_route_choice));
+            if (!choice) return nullptr;
+            rest_here = choice.p == Py_None;
+        }
+        if (!rest_here) {
+            // (the Python method told the answer and the dtype it wrote:
+            // neither asked again)
+            Ref told(PyTuple_Pack(2, on.p, dtype.p));
+            if (!told) return nullptr;
+            PyObject* args[3] = {self, in_data, told.p};
+            return PyObject_VectorcallMethod(s_forward_routed, args,
+                                             3 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+        }
+    }
     if (set_attr(self, s_bf16_forward, Py_False) < 0) return nullptr;
     int route = -1;  // -1: none to choose (None in Python)
     if (has_route) {
@@ -744,47 +763,6 @@ PyObject* forward_routed_device(PyObject* self, PyObject* cls, PyObject* in_data
     return call_forward(self, data.p);
 }
 
-// FunctionNode._forward_routed on NumPy arrays for a class with its own
-// intel64_on_device (a gradient node whose forward node's arrays decide,
-// e.g. ReLUGrad): asked as the Python method asks it, after writing
-// _forward_dtype; False: the rest of forward_routed_numpy (what the method
-// does then), any other answer or a kept route choice: the Python method,
-// told the answer and the dtype (neither asked nor written twice).
-PyObject* forward_routed_own_rule(PyObject* self, PyObject* cls, PyObject* in_data,
-                                  LocalView& cfg) {
-    Ref dtype(cfg.get(s_dtype_cfg));
-    if (!dtype) return nullptr;
-    if (dtype.p == g.mixed_bf16) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
-    Ref route_fn(class_attr(cls, s_forward_intel64));
-    if (!route_fn) return nullptr;
-    bool has_route = route_fn.p != g.no_intel64_route;
-    if (has_route) {
-        // (a class's own choice: the Python method, before the rule)
-        Ref chooser(class_attr(cls, s_choose_off_device));
-        if (!chooser) return nullptr;
-        if (chooser.p != g.choose_off_device)
-            return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
-    }
-    if (set_attr(self, s_forward_dtype, dtype.p) < 0) return nullptr;
-    Ref on(PyObject_CallMethodOneArg(self, s_intel64_on_device, in_data));
-    if (!on) return nullptr;
-    bool rest_here = on.p == Py_False;  // (any other answer: the Python method)
-    if (rest_here && has_route) {
-        // (a kept choice, read after the rule as the Python method reads it)
-        Ref choice(PyObject_GetAttr(self, s_route_choice));
-        if (!choice) return nullptr;
-        rest_here = choice.p == Py_None;
-    }
-    if (rest_here) return forward_routed_numpy_rest(self, in_data, cfg, has_route);
-    // (the Python method told the answer and the dtype it wrote: neither
-    // asked again)
-    Ref told(PyTuple_Pack(2, on.p, dtype.p));
-    if (!told) return nullptr;
-    PyObject* args[3] = {self, in_data, told.p};
-    return PyObject_VectorcallMethod(s_forward_routed, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-                                     nullptr);
-}
-
 // self._forward_routed(in_data): NumPy arrays and device arrays under the
 // class's default rules in C (forward_routed_numpy, forward_routed_device).
 PyObject* forward_routed(PyObject* self, PyObject* cls, PyObject* in_data, LocalView& cfg) {
@@ -802,12 +780,12 @@ PyObject* forward_routed(PyObject* self, PyObject* cls, PyObject* in_data, Local
         Ref rule(class_attr(cls, s_intel64_on_device));
         if (!rule) return nullptr;
         if (routed.p == g.forward_routed && rule.p != g.default_on_device && !device)
-            return forward_routed_own_rule(self, cls, in_data, cfg);
+            return forward_routed_numpy(self, cls, in_data, cfg, true);
         common = routed.p == g.forward_routed && rule.p == g.default_on_device;
     }
     if (!common) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
     return device ? forward_routed_device(self, cls, in_data, cfg)
-                  : forward_routed_numpy(self, cls, in_data, cfg);
+                  : forward_routed_numpy(self, cls, in_data, cfg, false);
 }
 
 // Under config.debug: _check_nan(outputs, 'the forward computation of ' +
@@ -1255,14 +1233,20 @@ PyObject* variable_function(PyObject* name) {
     return f;
 }
 
+// variable.<name>(args...) as the module has it now: a new reference or
+// nullptr.
+PyObject* call_variable_function(PyObject* name, PyObject* const* args, Py_ssize_t n) {
+    PyObject* f = variable_function(name);
+    if (f == nullptr) return nullptr;
+    Ref held(f);
+    Py_INCREF(f);
+    return PyObject_Vectorcall(f, args, n, nullptr);
+}
+
+
 // variable._add_grad_arrays(arrays): a new reference or nullptr.
 PyObject* add_grad_arrays(PyObject* arrays) {
-    PyObject* f = variable_function(s_add_grad_arrays_fn);
-    if (f == nullptr) return nullptr;
-    Py_INCREF(f);  // (held while it runs)
-    PyObject* r = PyObject_CallOneArg(f, arrays);
-    Py_DECREF(f);
-    return r;
+    return call_variable_function(s_add_grad_arrays_fn, &arrays, 1);
 }
 
 // grads.pop(node, None): a new reference, nullptr with no error when absent
@@ -1643,12 +1627,8 @@ PyObject* run_node_python(PyObject* func, PyObject* targets, PyObject* gys, PyOb
         return nullptr;
     }
     PyList_SET_ITEM(box.p, 0, gys);
-    PyObject* fn = variable_function(s_node_backward_fn);
-    if (fn == nullptr) return nullptr;
-    Ref held(fn);
-    Py_INCREF(fn);
     PyObject* args[8] = {func, box.p, targets, w.grads, hooks, Py_True, Py_False, Py_False};
-    Ref gxs(PyObject_Vectorcall(fn, args, 8, nullptr));
+    Ref gxs(call_variable_function(s_node_backward_fn, args, 8));
     if (!gxs) return nullptr;
     if (PyList_CheckExact(gxs.p)) return gxs.release();
     return PySequence_List(gxs.p);
@@ -1846,16 +1826,6 @@ PyObject* core_backprop(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     return leaf_grads.release();
 }
 
-
-// variable.<name>(args...) as the module has it now: a new reference or
-// nullptr.
-PyObject* call_variable_function(PyObject* name, PyObject* const* args, Py_ssize_t n) {
-    PyObject* f = variable_function(name);
-    if (f == nullptr) return nullptr;
-    Ref held(f);
-    Py_INCREF(f);
-    return PyObject_Vectorcall(f, args, n, nullptr);
-}
 
 // Whether a leaf may keep ``array`` as its gradient as it is: a NumPy
 // array's flags.writeable, else variable._is_writeable(array). 1, 0, -1.
