@@ -1282,6 +1282,8 @@ if _native_core is not None:
         'choose_on_device': FunctionNode._choose_on_device,
         'default_profitable_on_device': _default_profitable_on_device,
         'plain_arrays': _plain_arrays,
+        'size_rules': intel64._routing.SIZE_RULES,
+        'routing_globals': vars(intel64._routing),
         'variable_globals': vars(_variable_module),
         'owns_buffer': _temporaries.owns_buffer,
         'base_accumulate': FunctionNode.backward_accumulate,

@@ -61,6 +61,8 @@ struct CoreRefs {
     PyObject* choose_on_device = nullptr;    // FunctionNode._choose_on_device
     PyObject* default_profitable_on_device = nullptr;  // FunctionNode.intel64_profitable_on_device
     PyObject* plain_arrays = nullptr;        // function_node._plain_arrays
+    PyObject* size_rules = nullptr;          // _routing.SIZE_RULES: rule -> (op, factors)
+    PyObject* routing_globals = nullptr;     // vars(_routing): its AUTO_MIN, looked up per call
     // the backward walk's
     PyObject* variable_globals = nullptr;    // vars(cpuframe.variable): its _node_backward,
                                              // _add_grad_arrays and backward_arrays_enabled,
@@ -96,7 +98,7 @@ PyObject *s_array, *s_requires_grad_, *s_node, *s_grad_var, *s_loss_scale, *s_va
     *s_call_backward_arrays_now, *s_backward_arrays, *s_backward_arrays_declined, *s_zero_output,
     *s_backward_accumulate, *s_node_backward_fn, *s_add_grad_arrays_fn,
     *s_backward_arrays_enabled, *s_flags, *s_writeable, *s_is_writeable_fn, *s_copy_grad_fn,
-    *s_add_grads_fn;
+    *s_add_grads_fn, *s_size, *s_auto_min;
 
 bool intern_names() {
     struct {
@@ -115,6 +117,8 @@ bool intern_names() {
         {&s_data, "data"},
         {&s_requires_grad, "requires_grad"},
         {&s_shape, "shape"},
+        {&s_size, "size"},
+        {&s_auto_min, "AUTO_MIN"},
         {&s_dtype, "dtype"},
         {&s_hooks, "hooks"},
         {&s_local_hooks, "_local_function_hooks"},
@@ -547,6 +551,132 @@ bool str_eq(PyObject* value, PyObject* text) {
     return PyUnicode_CheckExact(value) && PyUnicode_Compare(value, text) == 0;
 }
 
+// A factor of a size_rule (_routing.size_rule): ``inputs[i].size`` (an
+// int), ``inputs[i].shape[axis]`` (an (i, axis) pair) or
+// ``getattr(self, name).size`` (a str), for NumPy arrays and mdarrays; 0
+// with ``*out`` set, 1 where the Python rule must answer (another array
+// type, an index out of range, ...: its answer or its error), -1 with an
+// exception set.
+int size_factor(PyObject* self, PyObject* in_data, PyObject* f, long long* out) {
+    PyObject* x;
+    Ref held;
+    if (PyUnicode_CheckExact(f)) {
+        held.reset(PyObject_GetAttr(self, f));
+        if (!held) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+            PyErr_Clear();
+            return 1;
+        }
+        x = held.p;
+    } else {
+        if (!PyLong_CheckExact(f) && !(PyTuple_CheckExact(f) && PyTuple_GET_SIZE(f) == 2))
+            return 1;
+        PyObject* index = PyLong_CheckExact(f) ? f : PyTuple_GET_ITEM(f, 0);
+        Py_ssize_t i = PyLong_AsSsize_t(index);
+        if (i == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 1;
+        }
+        if (i < 0 || i >= PyTuple_GET_SIZE(in_data)) return 1;
+        x = PyTuple_GET_ITEM(in_data, i);
+    }
+    PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(x));
+    if (t != g.ndarray_type && t != g.tensor_type) return 1;
+    Ref v;
+    if (PyTuple_CheckExact(f)) {
+        Ref shape(PyObject_GetAttr(x, s_shape));
+        if (!shape) return -1;
+        Py_ssize_t axis = PyLong_AsSsize_t(PyTuple_GET_ITEM(f, 1));
+        if (axis == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 1;
+        }
+        if (!PyTuple_Check(shape.p) || axis < 0 || axis >= PyTuple_GET_SIZE(shape.p)) return 1;
+        v.reset(PyTuple_GET_ITEM(shape.p, axis));
+        Py_INCREF(v.p);
+    } else {
+        v.reset(PyObject_GetAttr(x, s_size));
+        if (!v) return -1;
+    }
+    if (!PyLong_Check(v.p)) return 1;
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(v.p, &overflow);
+    if (overflow || n < 0 || (n == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return 1;
+    }
+    *out = n;
+    return 0;
+}
+
+// The class's size rule ``name`` (intel64_profitable or
+// intel64_profitable_on_device) asked of ``in_data``: a rule made by
+// _routing.size_rule is read here, as data, with its Python function's
+// answer (AUTO_MIN read now); any other rule, or a case the data does not
+// cover, is called. A new reference (the answer) or nullptr.
+PyObject* ask_size_rule(PyObject* self, PyObject* name, PyObject* in_data) {
+    // (looked up as the call looks it up: an instance's own attribute, a
+    // descriptor, anything but the class's size_rule function is called)
+    Ref bound(PyObject_GetAttr(self, name));
+    if (!bound) return nullptr;
+    if (!PyMethod_Check(bound.p) || PyMethod_GET_SELF(bound.p) != self)
+        return PyObject_CallOneArg(bound.p, in_data);
+    PyObject* spec = PyDict_GetItemWithError(g.size_rules, PyMethod_GET_FUNCTION(bound.p));
+    if (spec == nullptr) {
+        if (PyErr_Occurred()) return nullptr;
+        return PyObject_CallOneArg(bound.p, in_data);
+    }
+    if (!PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 2 ||
+        !PyTuple_CheckExact(PyTuple_GET_ITEM(spec, 1)))
+        return PyObject_CallOneArg(bound.p, in_data);
+    PyObject* op = PyTuple_GET_ITEM(spec, 0);
+    PyObject* factors = PyTuple_GET_ITEM(spec, 1);
+    if (op == Py_None && PyTuple_GET_SIZE(factors) == 0) Py_RETURN_FALSE;
+    long long n = 1;
+    bool python = !PyTuple_CheckExact(in_data);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(factors) && !python; ++i) {
+        long long v = 0;
+        int r = size_factor(self, in_data, PyTuple_GET_ITEM(factors, i), &v);
+        if (r < 0) return nullptr;
+        if (r > 0 || __builtin_mul_overflow(n, v, &n)) python = true;
+    }
+    PyObject* table = python ? nullptr : PyDict_GetItemWithError(g.routing_globals, s_auto_min);
+    if (table == nullptr) {
+        if (PyErr_Occurred()) return nullptr;
+        return PyObject_CallOneArg(bound.p, in_data);
+    }
+    Py_INCREF(table);
+    Ref held_table(table);
+    Ref threshold(PyObject_GetItem(table, op));
+    if (!threshold) {
+        if (!PyErr_ExceptionMatches(PyExc_KeyError)) return nullptr;
+        PyErr_Clear();
+        return PyObject_CallOneArg(bound.p, in_data);  // (its KeyError)
+    }
+    if (PyLong_CheckExact(threshold.p)) {
+        int overflow = 0;
+        long long t = PyLong_AsLongLongAndOverflow(threshold.p, &overflow);
+        if (!overflow && !(t == -1 && PyErr_Occurred())) return PyBool_FromLong(n >= t);
+        PyErr_Clear();
+    }
+    Ref count(PyLong_FromLongLong(n));
+    if (!count) return nullptr;
+    return PyObject_RichCompare(count.p, threshold.p, Py_GE);
+}
+
+PyObject* forward_routed_device(PyObject* self, PyObject* cls, PyObject* in_data, LocalView& cfg,
+                                PyObject* told);
+
+// self._forward_routed(in_data, told): the Python method, told the class's
+// own intel64_on_device answer and the dtype written (``told``: that pair,
+// or nullptr: nothing asked yet)
+PyObject* python_forward_routed(PyObject* self, PyObject* in_data, PyObject* told) {
+    if (told == nullptr) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+    PyObject* args[3] = {self, in_data, told};
+    return PyObject_VectorcallMethod(s_forward_routed, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                     nullptr);
+}
+
 // FunctionNode._forward_routed for its common case, NumPy arrays only and
 // the class's default device rule (the caller checked both, and that the
 // class keeps the default _forward_routed): the same attributes written,
@@ -591,12 +721,21 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data,
         }
         if (!rest_here) {
             // (the Python method told the answer and the dtype it wrote:
-            // neither asked again)
+            // neither asked again; an exact True without a kept choice is
+            // forward_routed_device's case, e.g. the weight gradient of a
+            // weight on the device, told as the method is)
             Ref told(PyTuple_Pack(2, on.p, dtype.p));
             if (!told) return nullptr;
-            PyObject* args[3] = {self, in_data, told.p};
-            return PyObject_VectorcallMethod(s_forward_routed, args,
-                                             3 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+            if (on.p == Py_True && g.plain_views != nullptr) {
+                bool kept = false;
+                if (has_route) {
+                    Ref choice(PyObject_GetAttr(self, s_route_choice));
+                    if (!choice) return nullptr;
+                    kept = choice.p != Py_None;
+                }
+                if (!kept) return forward_routed_device(self, cls, in_data, cfg, told.p);
+            }
+            return python_forward_routed(self, in_data, told.p);
         }
     }
     if (set_attr(self, s_bf16_forward, Py_False) < 0) return nullptr;
@@ -611,7 +750,7 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data,
         } else if (str_eq(mode.p, g.autos)) {
             // (_choose_off_device: the size rule first; most small calls
             // end here)
-            Ref ok(PyObject_CallMethodOneArg(self, s_intel64_profitable, in_data));
+            Ref ok(ask_size_rule(self, s_intel64_profitable, in_data));
             if (!ok) {
                 if (!PyErr_ExceptionMatches(PyExc_Exception)) return nullptr;
                 PyErr_Clear();  // (asked again, with the rest, below)
@@ -654,12 +793,21 @@ PyObject* forward_routed_numpy(PyObject* self, PyObject* cls, PyObject* in_data,
 // without a kept route choice: 'auto' asks the size rule first
 // (_wants_route_on_device: a small call takes the NumPy path on the
 // buffers' views), the route runs on the arrays as they are; the caller
-// checked the classes' defaults.
-PyObject* forward_routed_device(PyObject* self, PyObject* cls, PyObject* in_data, LocalView& cfg) {
-    Ref dtype(cfg.get(s_dtype_cfg));
-    if (!dtype) return nullptr;
+// checked the classes' defaults. ``told``: nullptr, or for a class with its
+// own device rule (NumPy arrays that rule put on the device) its answer,
+// True, and the dtype written as _forward_dtype (python_forward_routed).
+PyObject* forward_routed_device(PyObject* self, PyObject* cls, PyObject* in_data, LocalView& cfg,
+                                PyObject* told) {
+    Ref dtype;
+    if (told == nullptr) {
+        dtype.reset(cfg.get(s_dtype_cfg));
+        if (!dtype) return nullptr;
+    } else {
+        dtype.reset(PyTuple_GET_ITEM(told, 1));
+        Py_INCREF(dtype.p);
+    }
     if (dtype.p == g.mixed_bf16 || g.plain_views == nullptr)
-        return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+        return python_forward_routed(self, in_data, told);
     Ref route_fn(class_attr(cls, s_forward_intel64));
     if (!route_fn) return nullptr;
     bool has_route = route_fn.p != g.no_intel64_route;
@@ -677,9 +825,10 @@ PyObject* forward_routed_device(PyObject* self, PyObject* cls, PyObject* in_data
         if (!chooser) return nullptr;
         if (choice.p != Py_None || wants_fn.p != g.wants_route || chooser.p != g.choose_on_device ||
             !(str_eq(mode.p, g.autos) || str_eq(mode.p, g.never) || str_eq(mode.p, g.always)))
-            return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
+            return python_forward_routed(self, in_data, told);
     }
-    if (set_attr(self, s_forward_dtype, dtype.p) < 0 || set_attr(self, s_bf16_forward, Py_False) < 0)
+    if ((told == nullptr && set_attr(self, s_forward_dtype, dtype.p) < 0) ||
+        set_attr(self, s_bf16_forward, Py_False) < 0)
         return nullptr;
     Ref data(in_data);
     Py_INCREF(in_data);
@@ -692,10 +841,10 @@ PyObject* forward_routed_device(PyObject* self, PyObject* cls, PyObject* in_data
             // leaves the choice to the route)
             Ref rule(class_attr(cls, s_profitable_on_device));
             if (!rule) return nullptr;
-            Ref ok(PyObject_CallMethodOneArg(
-                self, rule.p == g.default_profitable_on_device ? s_intel64_profitable
-                                                               : s_profitable_on_device,
-                data.p));
+            Ref ok(ask_size_rule(self,
+                                 rule.p == g.default_profitable_on_device ? s_intel64_profitable
+                                                                          : s_profitable_on_device,
+                                 data.p));
             int t = ok ? PyObject_IsTrue(ok.p) : -1;
             if (t < 0) {
                 if (!PyErr_ExceptionMatches(PyExc_Exception)) return nullptr;
@@ -784,7 +933,7 @@ PyObject* forward_routed(PyObject* self, PyObject* cls, PyObject* in_data, Local
         common = routed.p == g.forward_routed && rule.p == g.default_on_device;
     }
     if (!common) return PyObject_CallMethodOneArg(self, s_forward_routed, in_data);
-    return device ? forward_routed_device(self, cls, in_data, cfg)
+    return device ? forward_routed_device(self, cls, in_data, cfg, nullptr)
                   : forward_routed_numpy(self, cls, in_data, cfg, false);
 }
 
@@ -1977,6 +2126,8 @@ PyObject* core_install(PyObject*, PyObject* refs) {
         {&CoreRefs::choose_on_device, "choose_on_device"},
         {&CoreRefs::default_profitable_on_device, "default_profitable_on_device"},
         {&CoreRefs::plain_arrays, "plain_arrays"},
+        {&CoreRefs::size_rules, "size_rules"},
+        {&CoreRefs::routing_globals, "routing_globals"},
         {&CoreRefs::variable_globals, "variable_globals"},
         {&CoreRefs::owns_buffer, "owns_buffer"},
         {&CoreRefs::base_accumulate, "base_accumulate"},
@@ -1999,6 +2150,7 @@ PyObject* core_install(PyObject*, PyObject* refs) {
     }
     if (!PyList_Check(fresh.trace_active) || !PyList_Check(fresh.route_watch) ||
         !PyDict_Check(fresh.variable_globals) || !PyDict_Check(fresh.checked_signatures) ||
+        !PyDict_Check(fresh.size_rules) || !PyDict_Check(fresh.routing_globals) ||
         !PyType_Check(fresh.variable_type) || !PyType_Check(fresh.parameter_type) ||
         !PyType_Check(fresh.node_type)) {
         PyErr_SetString(PyExc_TypeError, "core_install: an entry of the wrong type");

@@ -1044,12 +1044,183 @@ def test_a_class_s_own_device_rule_is_asked_as_by_the_python_core(
                 y, = cls(log, answer).apply((Variable(X),))
             finally:
                 sys.setprofile(None)
-        # (the C path takes an exact False; the Python core always the
-        # method)
-        expected = 0 if function_node.native_core() and answer is False \
-            else 1
+        # (the C path takes an exact False, and an exact True as it takes
+        # device arrays; the Python core always the method)
+        expected = 0 if function_node.native_core() and (
+            answer is False or answer is True) else 1
         return log, y.array.tolist(), len(python_calls) == expected
     native = _assert_same(scenario)
     if answer != 'raise':
         assert native[1][0].count('on device?') == 1
         assert native[1][2] is True
+
+
+# -- size rules as data (intel64.size_rule): read by the native core --------
+
+def _size_rule_codes():
+    from cpuframe.backends.intel64 import _routing
+    return {fn.__code__ for fn in _routing.SIZE_RULES}
+
+
+def _count_rule_calls(fn):
+    """``fn()`` and how many times a size_rule function's code ran."""
+    codes, calls = _size_rule_codes(), []
+
+    def profile(frame, event, arg):
+        if event == 'call' and frame.f_code in codes:
+            calls.append(frame.f_code.co_name)
+    sys.setprofile(profile)
+    try:
+        result = fn()
+    finally:
+        sys.setprofile(None)
+    return result, len(calls)
+
+
+@pytest.mark.parametrize('delta', [-1, 0, 1, 0.5, -0.5])
+@pytest.mark.parametrize('case', ['relu', 'sigmoid', 'linear_device',
+                                  'add_device', 'rebound'])
+def test_size_rules_read_as_data_answer_as_their_functions(
+        case, delta, monkeypatch):
+    """'auto''s size rules made by ``intel64.size_rule`` (an input's size,
+    a product of axes, an attribute's size) read by the native core answer
+    as their Python functions, at, below and above each threshold (a float
+    one too), AUTO_MIN read at each call (an entry changed or the table
+    rebound): the same routes, values and graph, the backward's nodes
+    (ReLUGrad's rule reads its ``y``, the linear data gradient's the axes of
+    W and gy) included; the native core calls none of the rule functions
+    where they decline."""
+    if not intel64.is_ideep_available():
+        pytest.skip('no native module')
+    from cpuframe.backends.intel64 import _routing
+    x = _arr(8, 16, seed=20)
+    w = _arr(4, 16, seed=21)
+    on_device = case.endswith('_device')
+    op, n = {
+        'relu': ('relu', x.size),
+        'sigmoid': ('sigmoid', x.size), 'rebound': ('tanh', x.size),
+        'linear_device': ('linear_on_device', 8 * 16 * 4),
+        'add_device': ('add_on_device', x.size)}[case]
+    threshold = n + delta
+    if case == 'rebound':
+        table = dict(_routing.AUTO_MIN, tanh=threshold)
+        monkeypatch.setattr(_routing, 'AUTO_MIN', table)
+    else:
+        monkeypatch.setitem(_routing.AUTO_MIN, op, threshold)
+    chosen = []
+
+    def scenario():
+        chosen.clear()
+        xa, wa = (intel64.from_numpy(x), intel64.from_numpy(w)) \
+            if on_device else (x, w)
+        with using_config('use_ideep', 'auto'):
+            xv, wv = Variable(xa), Variable(wa)
+            if case == 'relu':
+                y = F.relu(xv)
+            elif case == 'sigmoid':
+                y = F.sigmoid(xv)
+            elif case == 'rebound':
+                y = F.tanh(xv)
+            elif case == 'add_device':
+                y = xv + Variable(intel64.from_numpy(x * 2))
+            else:
+                y = F.linear(xv, wv)
+            loss = F.sum(y * y)
+            loss.backward()
+        return (_fingerprint((y,)), list(chosen),
+                numpy.asarray(xv.grad).tolist(),
+                None if wv.grad is None else numpy.asarray(wv.grad).tolist())
+    native = _assert_same_watching_routes(scenario, chosen)
+    routed = [c for name, c in native[1][1]]
+    assert routed, 'the route watch was told nothing'
+    # (at or above the threshold the first op takes the route, below not)
+    assert routed[0] == (delta <= 0), native[1][1]
+    function_node.native_core(True)
+    _, native_calls = _count_rule_calls(scenario)
+    function_node.native_core(False)
+    _, python_calls = _count_rule_calls(scenario)
+    # (where the rule approves, the rest of the choice, Python's
+    # _choose_off_device_rest, asks it again, as in the Python core)
+    assert native_calls < python_calls, (native_calls, python_calls)
+    if delta > 0:
+        assert native_calls == 0, native_calls
+
+
+class _RuleByAttribute(FunctionNode):
+    """A node whose size rule reads an attribute (None: the rule raises)."""
+
+    intel64_profitable = intel64.size_rule('relu', 'ref')
+
+    def __init__(self, ref):
+        self.ref = ref
+
+    def forward(self, inputs):
+        return inputs[0] + 1,
+
+    def intel64_supports(self, inputs):
+        return True
+
+    def forward_intel64(self, inputs):
+        return inputs[0] + 2,
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0],
+
+
+class _RuleOverridden(_RuleByAttribute):
+    def intel64_profitable(self, inputs):
+        return inputs[0].size > 3
+
+
+@pytest.mark.parametrize('how', ['attribute', 'missing', 'instance',
+                                 'subclass', 'key'])
+def test_size_rules_the_data_does_not_cover_are_called(how, monkeypatch):
+    """An attribute that is not an array (the rule's own error), an
+    instance's own rule, a subclass's method, a threshold missing from
+    AUTO_MIN: the Python function answers (or raises), as without the
+    native core."""
+    intel64.is_ideep_available()
+    from cpuframe.backends.intel64 import _routing
+    x = _arr(2, 3, seed=22)
+    if how == 'key':
+        monkeypatch.delitem(_routing.AUTO_MIN, 'relu')
+
+    def scenario():
+        with using_config('use_ideep', 'auto'):
+            if how == 'subclass':
+                node = _RuleOverridden(x)
+            else:
+                node = _RuleByAttribute(
+                    None if how == 'missing' else _arr(4, 4))
+            if how == 'instance':
+                node.intel64_profitable = lambda inputs: True
+            y, = node.apply((Variable(x),))
+        return y.array.tolist()
+    native = _assert_same(scenario)
+    expected = {'attribute': 'ok', 'missing': 'raised', 'instance': 'ok',
+                'subclass': 'ok', 'key': 'raised'}[how]
+    assert native[0] == expected, native
+
+
+def test_size_rule_functions_answer_as_auto_profitable():
+    from cpuframe.backends.intel64 import _routing
+    x, w = _arr(8, 16), _arr(4, 16)
+
+    class Node:
+        y = x
+    for threshold in (127, 128, 129):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setitem(_routing.AUTO_MIN, 'relu', threshold)
+            mp.setitem(_routing.AUTO_MIN, 'linear_on_device', threshold * 4)
+            expect = _routing.auto_profitable('relu', x)
+            assert intel64.size_rule('relu', 0)(None, (x,)) is expect
+            assert intel64.size_rule('relu', 'y')(Node, (w,)) is expect
+            assert intel64.size_rule('linear_on_device', (0, 0), (0, 1),
+                                     (1, 0))(None, (x, w)) is \
+                _routing.auto_profitable('linear_on_device', 8 * 16 * 4)
+    assert intel64.size_rule(None)(None, (x,)) is False
+    for bad in ((1.0,), ((0,),), ((0, 1, 2),), (True,)):
+        with pytest.raises(TypeError, match='size_rule: each factor'):
+            intel64.size_rule('relu', *bad)
+    with pytest.raises(TypeError, match='takes no factors'):
+        intel64.size_rule(None, 0)

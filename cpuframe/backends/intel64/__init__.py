@@ -56,11 +56,14 @@ How to add a route
 2. Python, in the op's FunctionNode (and its Grad nodes): ``intel64_supports
    (inputs)`` (float32 only: use ``intel64.all_float32(inputs)``, plus the
    options the kernel handles), ``intel64_profitable(inputs)`` for 'auto'
-   (``intel64.auto_profitable('your_op', x)`` with a threshold added to
-   ``_routing.AUTO_MIN`` and the measurement that set it; 'auto' asks it
-   of device arrays too, through ``intel64_profitable_on_device``, which an
-   op overrides when its rule for NumPy arrays counts a conversion the
-   device does not pay), and
+   (a threshold added to ``_routing.AUTO_MIN`` with the measurement that
+   set it, and the rule written as data where it is a size:
+   ``intel64_profitable = intel64.size_rule('your_op', 0)``, which the
+   native core reads without a Python call; otherwise a method calling
+   ``intel64.auto_profitable('your_op', x)``; 'auto' asks it of device
+   arrays too, through ``intel64_profitable_on_device``, which an op
+   overrides when its rule for NumPy arrays counts a conversion the device
+   does not pay), and
    ``forward_intel64(inputs)`` calling ``intel64.native().your_function(...)``
    and returning a tuple. Declare what backward keeps once, in the class:
    ``retained_for_backward = (input indexes, output indexes)``; the
@@ -119,6 +122,7 @@ from cpuframe.backends.intel64._routing import (  # noqa: F401
     large_enough,
     may_defer,
     owns_buffer,
+    size_rule,
 )
 
 # The loaded native module and its Tensor type live here, on the package;

@@ -222,3 +222,71 @@ def auto_profitable(op, x):
         return x.size >= AUTO_MIN[op]
     except AttributeError:
         return large_enough(x, AUTO_MIN[op])
+
+
+# size_rule's rules -> (op, factors): what the native core reads to answer
+# them without a Python call (cpuframe._core.set_size_rules)
+SIZE_RULES = {}
+
+
+def size_rule(op, *factors):
+    """A class's 'auto' size rule (``intel64_profitable`` or
+    ``intel64_profitable_on_device``) written as data: ``AUTO_MIN[op]``
+    against the product of ``factors``, each an input index ``i``
+    (``inputs[i].size``), a pair ``(i, axis)`` (``inputs[i].shape[axis]``)
+    or an attribute name of the node (``getattr(node, name).size``).
+    ``op`` None: never (the route is not taken on these arrays by 'auto').
+
+    The function returned answers as ``auto_profitable`` would; the native
+    core reads the same data instead of calling it (a Python call per op
+    is most of what 'auto' and the Intel64 device add to a small op).
+    ``AUTO_MIN`` is read at each call, so a changed threshold holds at
+    once.
+    """
+    for f in factors:
+        if not (type(f) is int or type(f) is str or (
+                type(f) is tuple and len(f) == 2 and
+                type(f[0]) is int and type(f[1]) is int)):
+            raise TypeError(
+                'size_rule: each factor must be an input index, an (index, '
+                'axis) pair or an attribute name, got {!r}'.format(f))
+    if op is None:
+        if factors:
+            raise TypeError('size_rule: a rule that never routes takes no '
+                            'factors, got {!r}'.format(factors))
+
+        def rule(self, inputs):
+            return False
+    elif len(factors) == 1 and type(factors[0]) is int:
+        index = factors[0]
+
+        def rule(self, inputs):
+            return inputs[index].size >= AUTO_MIN[op]
+    elif len(factors) == 1 and type(factors[0]) is str:
+        name = factors[0]
+
+        def rule(self, inputs):
+            return getattr(self, name).size >= AUTO_MIN[op]
+    else:
+        def rule(self, inputs):
+            n = 1
+            for f in factors:
+                if type(f) is int:
+                    n *= inputs[f].size
+                elif type(f) is str:
+                    n *= getattr(self, f).size
+                else:
+                    n *= inputs[f[0]].shape[f[1]]
+            return n >= AUTO_MIN[op]
+    rule.__doc__ = 'Whether AUTO_MIN[{!r}] is reached by {} (size_rule).'.format(
+        op, ' * '.join(map(_factor_text, factors)) or 'nothing')
+    SIZE_RULES[rule] = (op, factors)
+    return rule
+
+
+def _factor_text(f):
+    if type(f) is int:
+        return 'inputs[{}].size'.format(f)
+    if type(f) is str:
+        return 'self.{}.size'.format(f)
+    return 'inputs[{}].shape[{}]'.format(*f)

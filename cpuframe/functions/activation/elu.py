@@ -39,8 +39,7 @@ class ELU(FunctionNode):
     def intel64_supports(self, inputs):
         return _supported(inputs)
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('elu', inputs[0])
+    intel64_profitable = intel64.size_rule('elu', 0)
 
     def forward_intel64(self, inputs):
         return intel64.native().elu_forward(inputs[0], self.alpha),
@@ -79,8 +78,7 @@ class ELUGrad(FunctionNode):
     def intel64_supports(self, inputs):
         return _supported(inputs)
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('elu', inputs[0])
+    intel64_profitable = intel64.size_rule('elu', 0)
 
     def forward_intel64(self, inputs):
         x, gy = inputs

@@ -37,8 +37,7 @@ class LeakyReLU(FunctionNode):
         return intel64.all_float32(inputs) and inputs[0].ndim >= 1 and \
             inputs[0].size > 0
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('leaky_relu', inputs[0])
+    intel64_profitable = intel64.size_rule('leaky_relu', 0)
 
     def forward_intel64(self, inputs):
         x, = inputs
@@ -106,8 +105,7 @@ class LeakyReLUGrad(FunctionNode):
             intel64.all_float32((self.ref,) + tuple(inputs)) and \
             self.ref.ndim >= 1 and self.ref.size > 0
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('leaky_relu', self.ref)
+    intel64_profitable = intel64.size_rule('leaky_relu', 'ref')
 
     def forward_intel64(self, inputs):
         return intel64.native().leaky_relu_backward(

@@ -38,8 +38,7 @@ class ReLU(FunctionNode):
     def intel64_supports(self, inputs):
         return intel64.all_float32(inputs) and inputs[0].ndim >= 1
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('relu', inputs[0])
+    intel64_profitable = intel64.size_rule('relu', 0)
 
     _claim = False  # set by relu(): the input is a temporary
 
@@ -102,8 +101,7 @@ class ReLUGrad(FunctionNode):
         return intel64.all_float32((self.y,) + tuple(inputs)) and \
             self.y.ndim >= 1
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('relu', self.y)
+    intel64_profitable = intel64.size_rule('relu', 'y')
 
     def forward_intel64(self, inputs):
         return intel64.native().relu_grad(self.y, inputs[0],

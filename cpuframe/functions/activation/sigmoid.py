@@ -40,8 +40,7 @@ class Sigmoid(FunctionNode):
     def intel64_supports(self, inputs):
         return _supported(inputs)
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('sigmoid', inputs[0])
+    intel64_profitable = intel64.size_rule('sigmoid', 0)
 
     def forward_intel64(self, inputs):
         return intel64.native().sigmoid_forward(inputs[0]),
@@ -80,8 +79,7 @@ class SigmoidGrad(FunctionNode):
     def intel64_supports(self, inputs):
         return _supported(inputs)
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('sigmoid', inputs[0])
+    intel64_profitable = intel64.size_rule('sigmoid', 0)
 
     def forward_intel64(self, inputs):
         y, gy = inputs

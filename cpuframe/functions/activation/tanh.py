@@ -37,8 +37,7 @@ class Tanh(FunctionNode):
     def intel64_supports(self, inputs):
         return _supported(inputs)
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('tanh', inputs[0])
+    intel64_profitable = intel64.size_rule('tanh', 0)
 
     def forward_intel64(self, inputs):
         return intel64.native().tanh_forward(inputs[0]),
@@ -77,8 +76,7 @@ class TanhGrad(FunctionNode):
     def intel64_supports(self, inputs):
         return _supported(inputs)
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('tanh', inputs[0])
+    intel64_profitable = intel64.size_rule('tanh', 0)
 
     def forward_intel64(self, inputs):
         y, gy = inputs

@@ -58,10 +58,9 @@ class Concat(FunctionNode):
         return intel64.all_float32(inputs) and \
             1 <= inputs[0].ndim <= 12 and all(x.size > 0 for x in inputs)
 
-    def intel64_profitable(self, inputs):
-        # A concatenation is a memory-bound copy, which NumPy does as fast:
-        # NumPy inputs stay on NumPy.
-        return False
+    # A concatenation is a memory-bound copy, which NumPy does as fast:
+    # NumPy inputs stay on NumPy.
+    intel64_profitable = intel64.size_rule(None)
 
     def intel64_profitable_on_device(self, inputs):
         return intel64.auto_profitable(

@@ -14,27 +14,24 @@ from cpuframe.functions.array.reshape import reshape
 from cpuframe.functions.math import sum as _sum
 from cpuframe.utils import type_check
 
-
-def _profitable(m, k, n):
-    """'auto' on NumPy arrays: never.
-
-    On float32 NumPy arrays the route is one oneDNN sgemm on the arrays
-    (``_sgemm``, on oneDNN's OpenMP team), not the inner product, whose
-    reorder of a plain weight into its blocked layout on every call made it
-    0.3-0.8x NumPy's speed from 64x512x512 up. Alone, sgemm beats NumPy's
-    BLAS (under cpuframe's one-thread rule, ``_blas_threads``) at every
-    size measured (Zen 3, 2 vCPU, best of 7 blocks, µs, BLAS / sgemm: the
-    forward x W^T of 32x64x64 12.4 / 7.2, 100x100x100 57.7 / 28.1,
-    100x784x100 287 / 162, 128x512x512 566 / 517, 64x4096x4096
-    22622 / 22187; ``benchmarks/overhead/gemm.py``). Inside training steps
-    it was not shown to: interleaved A/B runs in one process of the same
-    step (an MNIST MLP, MLPs of 256 and 1024 units) read 0.87 to 1.10 from
-    one run to the next on that shared machine, for thresholds from 1M to
-    4M multiply-adds, and below ~500K the step was slower (1.08-1.25: the
-    route's cost and the team's threads). So 'auto' keeps NumPy's BLAS on
-    NumPy arrays; 'always' takes sgemm.
-    """
-    return False
+# 'auto' on NumPy arrays: never.
+#
+# On float32 NumPy arrays the route is one oneDNN sgemm on the arrays
+# (``_sgemm``, on oneDNN's OpenMP team), not the inner product, whose
+# reorder of a plain weight into its blocked layout on every call made it
+# 0.3-0.8x NumPy's speed from 64x512x512 up. Alone, sgemm beats NumPy's
+# BLAS (under cpuframe's one-thread rule, ``_blas_threads``) at every
+# size measured (Zen 3, 2 vCPU, best of 7 blocks, µs, BLAS / sgemm: the
+# forward x W^T of 32x64x64 12.4 / 7.2, 100x100x100 57.7 / 28.1,
+# 100x784x100 287 / 162, 128x512x512 566 / 517, 64x4096x4096
+# 22622 / 22187; ``benchmarks/overhead/gemm.py``). Inside training steps
+# it was not shown to: interleaved A/B runs in one process of the same
+# step (an MNIST MLP, MLPs of 256 and 1024 units) read 0.87 to 1.10 from
+# one run to the next on that shared machine, for thresholds from 1M to
+# 4M multiply-adds, and below ~500K the step was slower (1.08-1.25: the
+# route's cost and the team's threads). So 'auto' keeps NumPy's BLAS on
+# NumPy arrays; 'always' takes sgemm.
+_profitable = intel64.size_rule(None)
 
 
 def _sgemm(a, b, name):
@@ -126,13 +123,10 @@ class LinearFunction(FunctionNode):
     def intel64_supports(self, inputs):
         return intel64.all_float32(inputs) and intel64.geometry_supported(inputs)
 
-    def intel64_profitable(self, inputs):
-        x, W = inputs[0], inputs[1]
-        return _profitable(x.shape[0], x.shape[1], W.shape[0])
-
-    def intel64_profitable_on_device(self, inputs):
-        x, W = inputs[0], inputs[1]
-        return _profitable_on_device(x.shape[0], x.shape[1], W.shape[0])
+    intel64_profitable = _profitable
+    # (x.shape[0] * x.shape[1] * W.shape[0] multiply-adds)
+    intel64_profitable_on_device = intel64.size_rule(
+        'linear_on_device', (0, 0), (0, 1), (1, 0))
 
     def forward_intel64(self, inputs):
         if _float32_arrays(*inputs):
@@ -244,13 +238,10 @@ class LinearGradData(FunctionNode):
         return intel64.all_float32(inputs) and self.x_dtype == numpy.float32 and \
             intel64.geometry_supported(inputs)
 
-    def intel64_profitable(self, inputs):
-        W, gy = inputs
-        return _profitable(gy.shape[0], W.shape[0], W.shape[1])
-
-    def intel64_profitable_on_device(self, inputs):
-        W, gy = inputs
-        return _profitable_on_device(gy.shape[0], W.shape[0], W.shape[1])
+    intel64_profitable = _profitable
+    # (gy.shape[0] * W.shape[0] * W.shape[1] multiply-adds of W, gy)
+    intel64_profitable_on_device = intel64.size_rule(
+        'linear_on_device', (1, 0), (0, 0), (0, 1))
 
     def forward_intel64(self, inputs):
         W, gy = inputs
@@ -309,9 +300,7 @@ class LinearGradWeight(FunctionNode):
         return intel64.all_float32(inputs) and self.w_dtype == numpy.float32 and \
             intel64.geometry_supported(inputs)
 
-    def intel64_profitable(self, inputs):
-        x, gy = inputs
-        return _profitable(x.shape[0], x.shape[1], gy.shape[1])
+    intel64_profitable = _profitable
 
     def intel64_profitable_on_device(self, inputs):
         x, gy = inputs

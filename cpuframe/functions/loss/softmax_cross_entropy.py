@@ -190,8 +190,7 @@ class SoftmaxCrossEntropy(FunctionNode):
             t.dtype.kind in 'iu' and x.shape[0] > 0 and x.shape[1] > 0 and \
             isinstance(t, numpy.ndarray)
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('softmax_cross_entropy', inputs[0])
+    intel64_profitable = intel64.size_rule('softmax_cross_entropy', 0)
 
     def forward_intel64(self, inputs):
         x, t = inputs

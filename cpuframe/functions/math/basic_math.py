@@ -162,12 +162,10 @@ class Add(FunctionNode):
         return x0.shape == x1.shape and x0.ndim >= 1 and \
             intel64.all_float32(inputs)
 
-    def intel64_profitable(self, inputs):
-        # NumPy operands: NumPy adds them at memory speed already.
-        return False
+    # NumPy operands: NumPy adds them at memory speed already.
+    intel64_profitable = intel64.size_rule(None)
 
-    def intel64_profitable_on_device(self, inputs):
-        return intel64.auto_profitable('add_on_device', inputs[0])
+    intel64_profitable_on_device = intel64.size_rule('add_on_device', 0)
 
     def forward_intel64(self, inputs):
         x0, x1 = inputs
@@ -283,12 +281,10 @@ class MultiAdd(FunctionNode):
         return len(inputs) >= 2 and intel64.all_float32(inputs) and \
             inputs[0].ndim >= 1
 
-    def intel64_profitable(self, inputs):
-        # NumPy arrays: NumPy adds them at memory speed already.
-        return False
+    # NumPy arrays: NumPy adds them at memory speed already.
+    intel64_profitable = intel64.size_rule(None)
 
-    def intel64_profitable_on_device(self, inputs):
-        return intel64.auto_profitable('add_on_device', inputs[0])
+    intel64_profitable_on_device = intel64.size_rule('add_on_device', 0)
 
     def forward_intel64(self, inputs):
         # mdarray arithmetic: the sum in the first mdarray's layout, on the

@@ -69,11 +69,6 @@ def _intel64_layout_ok(x, gamma, axis, label):
     return axes == (0,) + tuple(range(2, x.ndim))
 
 
-def _intel64_profitable(x):
-    """'auto' for NumPy inputs: from a few tens of thousands of elements."""
-    return intel64.auto_profitable('batch_normalization', x)
-
-
 def _like_input(array, like):
     """``array`` as NumPy when ``like`` is a NumPy array (the caller's type)."""
     return array if intel64.is_native_array(like) else \
@@ -415,8 +410,8 @@ class BatchNormalization(FunctionNode):
         return intel64.all_float32(inputs) and \
             _intel64_layout_ok(x, gamma, self.axis, self.label)
 
-    def intel64_profitable(self, inputs):
-        return _intel64_profitable(inputs[0])
+    # ('auto': from a few tens of thousands of elements of x)
+    intel64_profitable = intel64.size_rule('batch_normalization', 0)
 
     def forward_intel64(self, inputs):
         x, gamma, beta = inputs
@@ -565,8 +560,8 @@ class FixedBatchNormalization(FunctionNode):
         return intel64.all_float32(inputs) and \
             _intel64_layout_ok(inputs[0], inputs[1], self.axis, self.label)
 
-    def intel64_profitable(self, inputs):
-        return _intel64_profitable(inputs[0])
+    # ('auto': from a few tens of thousands of elements of x)
+    intel64_profitable = intel64.size_rule('batch_normalization', 0)
 
     def forward_intel64(self, inputs):
         x, gamma, beta, mean, var = inputs
@@ -579,10 +574,10 @@ class FixedBatchNormalization(FunctionNode):
             defer=intel64.may_defer(inputs)),
 
     def backward(self, indexes, grad_outputs):
+        from cpuframe.functions.array.cast import cast
         from cpuframe.functions.array.reshape import reshape
         from cpuframe.functions.math.sqrt import rsqrt
         from cpuframe.functions.math.sum import sum as sum_
-        from cpuframe.functions.array.cast import cast
         x, gamma, mean, var = self.get_retained_inputs()
         gy, = grad_outputs
         axes = self._axes

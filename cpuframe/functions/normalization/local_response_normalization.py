@@ -122,8 +122,7 @@ class LocalResponseNormalization(FunctionNode):
             x.size > 0 and intel64.all_within(x, -_LARGEST_SQUARABLE,
                                               _LARGEST_SQUARABLE)
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('local_response_normalization', inputs[0])
+    intel64_profitable = intel64.size_rule('local_response_normalization', 0)
 
     def forward_intel64(self, inputs):
         x, = inputs

@@ -148,8 +148,7 @@ class AveragePoolingND(FunctionNode):
         return 1 <= self.ndim <= 3 and intel64.all_float32(inputs) and \
             x.size > 0 and all(p < k for p, k in zip(self.pad, self.ksize))
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('average_pooling', inputs[0])
+    intel64_profitable = intel64.size_rule('average_pooling', 0)
 
     def forward_intel64(self, inputs):
         x, = inputs

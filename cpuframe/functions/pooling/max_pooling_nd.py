@@ -181,8 +181,7 @@ class MaxPoolingND(FunctionNode):
             dims, self.ksize, self.stride, self.pad, out_dims) and \
             intel64.all_within(x, high=numpy.inf)
 
-    def intel64_profitable(self, inputs):
-        return intel64.auto_profitable('max_pooling', inputs[0])
+    intel64_profitable = intel64.size_rule('max_pooling', 0)
 
     def forward_intel64(self, inputs):
         x, = inputs
