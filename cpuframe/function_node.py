@@ -1109,8 +1109,11 @@ def _run_route_off_device(node, in_data):
 def _plain_arrays(in_data):
     """``in_data`` with its device arrays as NumPy arrays (views of plain
     buffers: ``intel64.to_numpy``, its common case inline)."""
-    if type(in_data) is tuple:
-        views = intel64.native().plain_views(in_data)
+    native = intel64.native()
+    if type(in_data) is tuple and native is not None:
+        # (without the module no array is on the device: a class's own
+        # device rule may still say so, and to_numpy keeps them below)
+        views = native.plain_views(in_data)
         if views is not None:
             return views
     tensor_type = intel64.mdarray

@@ -626,6 +626,10 @@ PyObject* ask_size_rule(PyObject* self, PyObject* name, PyObject* in_data) {
         if (PyErr_Occurred()) return nullptr;
         return PyObject_CallOneArg(bound.p, in_data);
     }
+    // (held: an attribute read or AUTO_MIN's __getitem__ below may run code
+    // that changes SIZE_RULES)
+    Py_INCREF(spec);
+    Ref held_spec(spec);
     if (!PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 2 ||
         !PyTuple_CheckExact(PyTuple_GET_ITEM(spec, 1)))
         return PyObject_CallOneArg(bound.p, in_data);

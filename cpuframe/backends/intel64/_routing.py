@@ -225,7 +225,8 @@ def auto_profitable(op, x):
 
 
 # size_rule's rules -> (op, factors): what the native core reads to answer
-# them without a Python call (cpuframe._core.set_size_rules)
+# them without a Python call (function_node hands it to cpuframe._core's
+# core_install). Rules are made once per class, where the class is defined.
 SIZE_RULES = {}
 
 
