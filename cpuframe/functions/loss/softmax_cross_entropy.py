@@ -145,15 +145,17 @@ class SoftmaxCrossEntropy(FunctionNode):
 
     def _labels(self, xp, x, t):
         """Checks the labels; keeps ``_t`` (ignored ones as 0) and ``_w``
-        (class weight, 0 where ignored); returns the mask of valid ones
-        (None: all are, the common case, told by the labels' range)."""
+        (class weight, 0 where ignored; None where it would be all ones);
+        returns the mask of valid ones (None: all are, the common case,
+        told by the labels' range)."""
         n_class = x.shape[1]
         if xp is numpy and self.class_weight is None and t.size:
             lo, hi = int(t.min()), int(t.max())
             if 0 <= lo and hi < n_class and not lo <= self.ignore_label <= hi:
                 self.retain_inputs((0,))
                 self._t = t.copy()
-                self._w = numpy.ones(t.shape, x.dtype)
+                # (no weight: a product by ones would change no value)
+                self._w = None
                 return None
         valid = t != self.ignore_label
         bad = valid & ((t < 0) | (t >= n_class))
@@ -173,12 +175,14 @@ class SoftmaxCrossEntropy(FunctionNode):
         return valid
 
     def _reduced(self, xp, x, log_p, valid):
+        if self._w is not None:
+            log_p = log_p * self._w
         if self.reduce == 'no':
-            return utils.force_array(-(log_p * self._w), x.dtype),
+            return utils.force_array(-log_p, x.dtype),
         count = (self._t.size if valid is None else int(valid.sum())) \
             if self.normalize else len(x)
         self._coeff = 1.0 / max(count, 1)
-        loss = -(log_p * self._w).sum() * self._coeff
+        loss = -log_p.sum() * self._coeff
         return utils.force_array(xp.asarray(loss, dtype=x.dtype)),
 
     # The oneDNN-side route: 2-D scores with integer labels, computed by two
@@ -196,7 +200,9 @@ class SoftmaxCrossEntropy(FunctionNode):
         x, t = inputs
         self._soft = False
         valid = self._labels(numpy, x, t)
-        labels = t.astype(numpy.int64) if valid is None else \
+        # (the kernel reads int64 labels, negative ones ignored; all valid:
+        # the copy _labels kept, of any integer dtype, converted there)
+        labels = self._t if valid is None else \
             numpy.where(valid, t, -1).astype(numpy.int64)
         loss_rows, self._lse = intel64.native().softmax_cross_entropy_forward(
             x, labels)
