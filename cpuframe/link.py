@@ -20,7 +20,14 @@ class _NameSet(set):
     """The names in ``Link._params``, ``Link._persistent`` and
     ``Chain._children``: a set, as in Chainer 7 (``link._params == {'W',
     'b'}``), iterated in sorted order, as Chainer visits them
-    (``params()``, ``namedlinks()``, serializers)."""
+    (``params()``, ``namedlinks()``, serializers). The order is kept
+    between changes (every optimizer step walks the parameters twice)."""
+
+    __slots__ = ('_order',)
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._order = None
 
     def append(self, name):  # (older cpuframe code called these lists)
         self.add(name)
@@ -29,7 +36,33 @@ class _NameSet(set):
         return _NameSet(self)
 
     def __iter__(self):
-        return iter(sorted(set.__iter__(self)))
+        order = self._order
+        if order is None:
+            order = self._order = tuple(sorted(set.__iter__(self)))
+        return iter(order)
+
+    def __reduce__(self):
+        # (the names alone: the kept order is rebuilt on first use)
+        return type(self), (list(set.__iter__(self)),)
+
+
+def _changes(name):
+    method = getattr(set, name)
+
+    def change(self, *args):
+        self._order = None
+        return method(self, *args)
+    change.__name__ = name
+    change.__doc__ = method.__doc__
+    return change
+
+
+for _name in ('add', 'discard', 'remove', 'pop', 'clear', 'update',
+              'difference_update', 'intersection_update',
+              'symmetric_difference_update', '__ior__', '__iand__',
+              '__isub__', '__ixor__'):
+    setattr(_NameSet, _name, _changes(_name))
+del _name
 
 
 class Link(backend.DeviceResident):

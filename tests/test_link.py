@@ -204,3 +204,59 @@ def test_call_without_forward():
 def test_repr():
     text = repr(Net())
     assert text.startswith('Net(') and '(l1): Affine()' in text
+
+
+def test_name_sets_keep_their_order_between_changes():
+    """Link._params and Chain._children: a set, iterated sorted; the kept
+    order follows every way a set changes, and copies and pickles carry
+    the names only."""
+    import copy
+    import pickle
+
+    from cpuframe.link import _NameSet
+    s = _NameSet(['b', 'a'])
+    assert list(s) == ['a', 'b']
+    steps = [
+        (lambda: s.add('0'), ['0', 'a', 'b']),
+        (lambda: s.append('c'), ['0', 'a', 'b', 'c']),
+        (lambda: s.discard('a'), ['0', 'b', 'c']),
+        (lambda: s.remove('0'), ['b', 'c']),
+        (lambda: s.update(['d', 'a']), ['a', 'b', 'c', 'd']),
+        (lambda: s.difference_update(['d']), ['a', 'b', 'c']),
+        (lambda: s.intersection_update(['a', 'b', 'x']), ['a', 'b']),
+        (lambda: s.symmetric_difference_update(['b', 'e']), ['a', 'e']),
+        (lambda: s.__ior__({'f'}), ['a', 'e', 'f']),
+        (lambda: s.__isub__({'e'}), ['a', 'f']),
+        (lambda: s.__iand__({'a', 'f', 'g'}), ['a', 'f']),
+        (lambda: s.__ixor__({'g'}), ['a', 'f', 'g']),
+    ]
+    for change, expected in steps:
+        change()
+        assert list(s) == expected and s == set(expected)
+    popped = s.pop()
+    assert list(s) == sorted({'a', 'f', 'g'} - {popped})
+    for other in (copy.copy(s), copy.deepcopy(s), s.copy(),
+                  pickle.loads(pickle.dumps(s))):
+        assert type(other) is _NameSet and list(other) == list(s)
+        other.add('z')
+        assert list(other) == sorted(set(s) | {'z'}) and 'z' not in s
+    s.clear()
+    assert list(s) == [] and not s
+
+
+def test_params_follow_registration_changes():
+    import numpy
+
+    import cpuframe
+    import cpuframe.links as L
+    chain = cpuframe.Chain()
+    with chain.init_scope():
+        chain.b = L.Linear(2, 3)
+        chain.a = L.Linear(3, 4)
+    assert [p.shape for p in chain.params()] == [(4, 3), (4,), (3, 2), (3,)]
+    del chain.a
+    assert [p.shape for p in chain.params()] == [(3, 2), (3,)]
+    with chain.b.init_scope():
+        chain.b.c = cpuframe.Parameter(numpy.zeros((5,), numpy.float32))
+    assert [p.shape for p in chain.params()] == [(3, 2), (3,), (5,)]
+    assert [n for n, _ in chain.namedparams()] == ['/b/W', '/b/b', '/b/c']
