@@ -1102,6 +1102,11 @@ def _run_route_off_device(node, in_data):
     if isinstance(outputs, tuple):
         for y in outputs:
             if type(y) is not _ndarray:
+                # (plain float32 buffers: their views in one native call)
+                views = intel64.native().plain_views(outputs) \
+                    if type(outputs) is tuple else None
+                if views is not None:
+                    return views
                 return tuple(intel64.to_numpy(y) for y in outputs)
     return outputs
 

@@ -34,7 +34,11 @@ class Sigmoid(FunctionNode):
         xp = backend.get_array_module(x)
         # 1 / (1 + e^-x) written through tanh, which neither overflows for
         # large |x| nor loses precision near 0.
-        y = xp.tanh(x * 0.5) * 0.5 + 0.5
+        y = xp.tanh(x * 0.5)
+        # (in place: the same values as ``* 0.5 + 0.5``, two arrays fewer;
+        # a 0-d input's scalar is rebound)
+        y *= 0.5
+        y += 0.5
         return utils.force_array(y, x.dtype),
 
     def intel64_supports(self, inputs):

@@ -39,8 +39,12 @@ def _native_outputs(tensors, on_device):
     device, else NumPy views of their (plain) buffers, without a copy."""
     if on_device:
         return tuple(tensors)
-    # (plain float32 buffers, as the route writes them: each view made in
-    # one native call; another layout would need a reorder)
+    # (plain float32 buffers, as the route writes them: their views made
+    # in one native call; another layout would need a reorder)
+    tensors = tuple(tensors)
+    views = intel64.native().plain_views(tensors)
+    if views is not None:
+        return views
     views = []
     for t in tensors:
         view = t.plain_view()
