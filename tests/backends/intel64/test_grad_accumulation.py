@@ -272,3 +272,119 @@ def test_accumulated_gradients_keep_special_values(bad):
     finite = numpy.isfinite(ref)
     numpy.testing.assert_array_equal(got[~finite], ref[~finite])
     numpy.testing.assert_allclose(got[finite], ref[finite], rtol=2e-5)
+
+
+class LSTMSteps(cpuframe.Chain):
+    """One L.LSTM called once per step on NumPy arrays (use_ideep 'auto')."""
+
+    def __init__(self, units=8):
+        super().__init__()
+        with self.init_scope():
+            self.lstm = L.LSTM(units, units)
+
+    def loss(self, xs, cs):
+        self.lstm.reset_state()
+        return sum(F.sum(self.lstm(x) * c) for x, c in zip(xs, cs))
+
+
+def _lstm_data(steps, batch=3, units=8, seed=3):
+    rng = numpy.random.RandomState(seed)
+    xs = rng.standard_normal((steps, batch, units)).astype(numpy.float32)
+    cs = rng.standard_normal((steps, batch, units)).astype(numpy.float32)
+    return list(xs), list(cs)
+
+
+@pytest.mark.parametrize('steps', [2, 3, 6])
+def test_lstm_on_numpy_arrays_adds_into_numpy_sums(native, steps,
+                                                   monkeypatch):
+    """The fused step on NumPy arrays ('auto', the weights NumPy arrays),
+    weights from AUTO_MIN['lstm_numpy_accumulate'] elements (here all):
+    from the third step back the weight gradients are added into the NumPy
+    sum the engine holds alone (the second step's sum is the first one the
+    engine owns); the gradients equal the NumPy path's and the device's."""
+    if not intel64.is_ideep_available():
+        pytest.skip('no native module')
+    from cpuframe.backends.intel64 import _routing
+    monkeypatch.setitem(_routing.AUTO_MIN, 'lstm_numpy_accumulate', 0)
+    numpy.random.seed(4)
+    model = LSTMSteps()
+    data = _lstm_data(steps)
+    ref = _numpy_grads(_copy(model), data, 'never')
+    device = _numpy_grads(_copy(model), data, 'always', '@intel64')
+    native.calls.clear()
+    got = _numpy_grads(model, data, 'auto')
+    _assert_same(got, ref)
+    _assert_same(got, device)
+    assert type(model.lstm.upward.W.grad) is numpy.ndarray
+    assert native.accumulated('lstm_step_backward', 9, 'gW_up_acc') == \
+        max(steps - 2, 0)
+    assert native.accumulated('lstm_step_backward', 11, 'gW_lat_acc') == \
+        max(steps - 3, 0)
+
+
+def _numpy_grads(model, data, mode, device=None):
+    if device:
+        model.to_device(device)
+    model.cleargrads()
+    with using_config('use_ideep', mode):
+        model.loss(*data).backward()
+    return {n: numpy.asarray(p.grad) for n, p in model.namedparams()}
+
+
+def test_lstm_numpy_sum_a_user_holds_is_not_written_over(monkeypatch):
+    """retain_grad on NumPy arrays: the sums are the user's too, nothing is
+    added in place, and a gradient already on the parameter is added to."""
+    if not intel64.is_ideep_available():
+        pytest.skip('no native module')
+    from cpuframe.backends.intel64 import _routing
+    monkeypatch.setitem(_routing.AUTO_MIN, 'lstm_numpy_accumulate', 0)
+    numpy.random.seed(5)
+    model = LSTMSteps()
+    ref_model = _copy(model)
+    data = _lstm_data(6)
+    model.cleargrads()  # (a new parameter's gradient is NaN, as Chainer's)
+    with using_config('use_ideep', 'auto'):
+        model.loss(*data).backward()
+        first = {n: p.grad for n, p in model.namedparams()}
+        kept = {n: g.copy() for n, g in first.items()}
+        model.loss(*data).backward(retain_grad=True)
+    ref = _numpy_grads(ref_model, data, 'never')
+    for n, p in model.namedparams():
+        numpy.testing.assert_array_equal(first[n], kept[n])
+        scale = float(numpy.abs(ref[n]).max())
+        numpy.testing.assert_allclose(p.grad, 2 * ref[n], rtol=2e-5,
+                                      atol=2e-5 * scale)
+
+
+def test_numpy_accumulators_must_be_writeable_contiguous_float32():
+    from cpuframe.functions.rnn.lstm import _numpy_accumulator
+    a = numpy.zeros((4, 8), numpy.float32)
+    assert _numpy_accumulator(a)
+    assert not _numpy_accumulator(a.T)
+    assert not _numpy_accumulator(a.astype(numpy.float64))
+    ro = a.copy()
+    ro.flags.writeable = False
+    assert not _numpy_accumulator(ro)
+    assert not _numpy_accumulator(intel64.from_numpy(a)) \
+        if intel64.is_ideep_available() else True
+    raw = numpy.zeros(4 * 8 * 4 + 1, numpy.uint8)[1:].view(numpy.float32)
+    assert not raw.flags.aligned and not _numpy_accumulator(raw)
+
+
+def test_lstm_numpy_weights_below_the_threshold_are_summed_by_the_engine(
+        native, monkeypatch):
+    """Below AUTO_MIN['lstm_numpy_accumulate'] elements a weight's sums are
+    the engine's additions (no accumulator handed to the kernel); at it,
+    they are added in place."""
+    if not intel64.is_ideep_available():
+        pytest.skip('no native module')
+    from cpuframe.backends.intel64 import _routing
+    model = LSTMSteps()   # (W_up: 32 x 8 = 256 elements)
+    data = _lstm_data(5)
+    for threshold, expected in ((257, 0), (256, 3)):
+        monkeypatch.setitem(_routing.AUTO_MIN, 'lstm_numpy_accumulate',
+                            threshold)
+        native.calls.clear()
+        _numpy_grads(model, data, 'auto')
+        assert native.accumulated('lstm_step_backward', 9, 'gW_up_acc') == \
+            expected
