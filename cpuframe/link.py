@@ -50,8 +50,13 @@ def _changes(name):
     method = getattr(set, name)
 
     def change(self, *args):
+        # (cleared after the change as well: an argument that iterates
+        # this very set inside the change would keep the old order)
         self._order = None
-        return method(self, *args)
+        try:
+            return method(self, *args)
+        finally:
+            self._order = None
     change.__name__ = name
     change.__doc__ = method.__doc__
     return change

@@ -260,3 +260,22 @@ def test_params_follow_registration_changes():
         chain.b.c = cpuframe.Parameter(numpy.zeros((5,), numpy.float32))
     assert [p.shape for p in chain.params()] == [(3, 2), (3,), (5,)]
     assert [n for n, _ in chain.namedparams()] == ['/b/W', '/b/b', '/b/c']
+
+
+def test_name_set_changed_by_an_argument_that_reads_it():
+    # (an iterator over the set itself, read inside the change: the order
+    # kept is the set's after the change)
+    from cpuframe.link import _NameSet
+    s = _NameSet(['a', 'b'])
+
+    def more():
+        for n in s:
+            yield n + '2'
+    s.update(more())
+    assert list(s) == ['a', 'a2', 'b', 'b2']
+    s = _NameSet(['a', 'b', 'c'])
+
+    def drop():
+        yield from [n for n in s if n != 'a']
+    s.difference_update(drop())
+    assert list(s) == ['a']

@@ -201,8 +201,11 @@ class SoftmaxCrossEntropy(FunctionNode):
         self._soft = False
         valid = self._labels(numpy, x, t)
         # (the kernel reads int64 labels, negative ones ignored; all valid:
-        # the copy _labels kept, of any integer dtype, converted there)
-        labels = self._t if valid is None else \
+        # the copy _labels kept, converted where it is not int64 already -
+        # the kernel's own conversion refuses uint64 - once, for the
+        # backward too)
+        labels = self._t.astype(numpy.int64, copy=False) \
+            if valid is None else \
             numpy.where(valid, t, -1).astype(numpy.int64)
         loss_rows, self._lse = intel64.native().softmax_cross_entropy_forward(
             x, labels)

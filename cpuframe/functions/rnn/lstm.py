@@ -58,9 +58,10 @@ def _numpy_accumulator(a):
     """A NumPy array the fused step's backward may add a weight gradient
     into in place (the kernel wraps it: float32, C-contiguous, aligned and
     writeable), as it adds into a plain device array. Where the weights are
-    NumPy arrays (use_ideep 'auto'), the gradient of a weight used at every
-    step is then summed by the GEMMs instead of an addition per step over
-    the whole weight (PTB-sized, 650 units and 35 steps: 0.86x the time);
+    NumPy arrays (the fused step under use_ideep 'auto' or 'always'), the
+    gradient of a weight used at every step is then summed by the GEMMs
+    instead of an addition per step over the whole weight (PTB-sized, 650
+    units and 35 steps: 0.86x the time);
     from AUTO_MIN['lstm_numpy_accumulate'] elements, outside mixed_bf16
     (whose NumPy path keeps its rounding points)."""
     if type(a) is not numpy.ndarray or a.dtype != numpy.float32:
@@ -452,8 +453,9 @@ class LSTMStep(FunctionNode):
 class LSTMStepGrad(FunctionNode):
     """Gradients of :class:`LSTMStep` (not differentiable again).
 
-    ``accs``: per weight (W_up, b_up, W_lat), a plain mdarray the gradient
-    is added into in place and returned as, or None.
+    ``accs``: per weight (W_up, b_up, W_lat), a plain mdarray or a NumPy
+    accumulator (``_numpy_accumulator``) the gradient is added into in place
+    and returned as, or None.
     """
 
     # (of its forward node it reads the settings and the gates its forward

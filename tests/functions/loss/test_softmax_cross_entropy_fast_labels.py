@@ -89,3 +89,26 @@ def test_labels_changed_after_forward_do_not_reach_backward(mode):
             loss.backward()
         grads.append(xv.grad)
     numpy.testing.assert_array_equal(grads[0], grads[1])
+
+
+@pytest.mark.parametrize('dtype', [numpy.int8, numpy.int32, numpy.int64,
+                                   numpy.uint8, numpy.uint64])
+def test_routed_labels_of_every_integer_dtype(dtype):
+    """The intel64 route's kernel reads int64 labels: every integer dtype
+    gives the same loss and gradient (type checks off: unsigned labels are
+    refused by them, not by the route)."""
+    from cpuframe.backends import intel64
+    if not intel64.is_ideep_available():
+        pytest.skip('no native module')
+    x = numpy.arange(12, dtype=numpy.float32).reshape(3, 4) / 5
+    results = []
+    for t in (numpy.array([0, 3, 1], numpy.int64),
+              numpy.array([0, 3, 1], dtype)):
+        with cpuframe.using_config('use_ideep', 'always'), \
+                cpuframe.using_config('type_check', False):
+            xv = cpuframe.Variable(x.copy())
+            loss = F.softmax_cross_entropy(xv, t)
+            loss.backward()
+        results.append((loss.array, xv.grad))
+    for a, b in zip(*results):
+        numpy.testing.assert_array_equal(a, b)
