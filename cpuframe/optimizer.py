@@ -797,11 +797,22 @@ class GradientMethod(Optimizer):
         every = list(self.target.params())
         params = []
         seen = set()
+        parameter, plain_variable = variable.Parameter, variable.Variable
         for param in every:
-            if param.array is None:
-                continue    # (uninitialized: only the update sees it)
-            params.append(param)
-            grad = param.grad
+            if type(param) is parameter:
+                # (Parameter's array and grad read without their properties:
+                # two Python calls each, per parameter and step)
+                if param._data[0] is None:
+                    continue    # (uninitialized: only the update sees it)
+                params.append(param)
+                gv = param._grad_var
+                grad = None if gv is None else (
+                    gv._array if type(gv) is plain_variable else gv.array)
+            else:
+                if param.array is None:
+                    continue
+                params.append(param)
+                grad = param.grad
             if grad is None:
                 _zero_grad(param)
                 grad = param.grad
@@ -831,7 +842,13 @@ class GradientMethod(Optimizer):
         every = None
 
         for param in params:
-            if param.grad is None and param.array is not None:
+            if type(param) is parameter:
+                gv = param._grad_var
+                if (gv is None or (gv._array if type(gv) is plain_variable
+                                   else gv.array) is None) and \
+                        param._data[0] is not None:
+                    _zero_grad(param)
+            elif param.grad is None and param.array is not None:
                 _zero_grad(param)
         if self._post_update_hooks or not may_skip_hooks:
             self.call_hooks('post')

@@ -475,3 +475,51 @@ def test_deepcopy_optimizer_with_model_continues_identically():
         step(model, opt)
         step(model2, opt2)
     numpy.testing.assert_array_equal(model.W.array, model2.W.array)
+
+
+def test_update_prologue_reads_parameters_as_their_properties_do():
+    """update() reads an exact Parameter's array and gradient without its
+    properties; a Parameter subclass (its own ``grad``) is read through
+    them: a missing gradient becomes zeros, a gradient shared by two
+    parameters or read-only is copied first, an uninitialized parameter is
+    left alone - for both kinds alike."""
+    import numpy
+
+    import cpuframe
+    from cpuframe import optimizers
+
+    reads = []
+
+    class Watched(cpuframe.Parameter):
+        @property
+        def grad(self):
+            reads.append(1)
+            return cpuframe.Parameter.grad.fget(self)
+
+        @grad.setter
+        def grad(self, g):
+            cpuframe.Parameter.grad.fset(self, g)
+
+    link = cpuframe.Link()
+    with link.init_scope():
+        for name, cls in (('a', cpuframe.Parameter), ('b', Watched),
+                          ('c', cpuframe.Parameter), ('d', Watched)):
+            setattr(link, name, cls(numpy.ones(3, numpy.float32)))
+        link.u = cpuframe.Parameter()      # uninitialized
+    opt = optimizers.SGD(lr=0.5).setup(link)
+    shared = numpy.full(3, 2, numpy.float32)
+    link.a.grad = shared
+    link.b.grad = shared                 # the same array: copied once
+    link.c.grad = None                   # zeros
+    ro = numpy.full(3, 4, numpy.float32)
+    ro.flags.writeable = False
+    link.d.grad = ro                     # read-only: copied
+    opt.update()
+    numpy.testing.assert_array_equal(link.a.array, [0, 0, 0])
+    numpy.testing.assert_array_equal(link.b.array, [0, 0, 0])
+    numpy.testing.assert_array_equal(link.c.array, [1, 1, 1])
+    numpy.testing.assert_array_equal(link.d.array, [-1, -1, -1])
+    assert link.a.grad is not link.b.grad
+    numpy.testing.assert_array_equal(link.c.grad, [0, 0, 0])
+    assert link.d.grad.flags.writeable and link.u.array is None
+    assert reads, 'the subclass was not read through its property'
