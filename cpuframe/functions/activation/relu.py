@@ -126,8 +126,12 @@ def relu(x):
     """
     node = ReLU()
     if type(x) is Variable and type(x._array) is not numpy.ndarray:
-        # (only a device tensor can be a pending convolution to fold into)
+        # (only a device tensor can be a pending convolution to fold into;
+        # a Variable held elsewhere, e.g. by a name, is never one: the
+        # count read first, without a call)
         n_var = sys.getrefcount(x)
-        n_array = sys.getrefcount(x._array)
-        node._claim = _temporaries.claimable_by_relu(x, n_var, n_array)
+        refs = _temporaries._CLAIM_REFS
+        if refs is False or (refs is not None and n_var <= refs[0]):
+            n_array = sys.getrefcount(x._array)
+            node._claim = _temporaries.claimable_by_relu(x, n_var, n_array)
     return node.apply((x,))[0]
