@@ -30,9 +30,16 @@ class ReLU(FunctionNode):
 
     def forward(self, inputs):
         x, = inputs
-        xp = backend.get_array_module(x)
         # (a Python 0 keeps x's dtype, NumPy 1's value-based casting and 2's
         # weak scalars alike; ``dtype=`` would cost the ufunc ~0.7 us more)
+        if type(x) is numpy.ndarray:
+            # (NumPy without get_array_module and force_array's calls: 0.3
+            # of relu's 3 us on 4 elements)
+            y = numpy.maximum(x, 0)
+            if type(y) is numpy.ndarray and y.dtype is x.dtype:
+                return y,
+            return utils.force_array(y, x.dtype),
+        xp = backend.get_array_module(x)
         return utils.force_array(xp.maximum(x, 0), x.dtype),
 
     def intel64_supports(self, inputs):

@@ -1,4 +1,6 @@
 """Logistic sigmoid."""
+import numpy
+
 from cpuframe import backend, utils
 from cpuframe.backends import intel64
 from cpuframe.function_node import FunctionNode
@@ -31,7 +33,8 @@ class Sigmoid(FunctionNode):
 
     def forward(self, inputs):
         x, = inputs
-        xp = backend.get_array_module(x)
+        xp = numpy if type(x) is numpy.ndarray else \
+            backend.get_array_module(x)
         # 1 / (1 + e^-x) written through tanh, which neither overflows for
         # large |x| nor loses precision near 0.
         y = xp.tanh(x * 0.5)
@@ -39,6 +42,8 @@ class Sigmoid(FunctionNode):
         # a 0-d input's scalar is rebound)
         y *= 0.5
         y += 0.5
+        if type(y) is numpy.ndarray and y.dtype is x.dtype:
+            return y,
         return utils.force_array(y, x.dtype),
 
     def intel64_supports(self, inputs):

@@ -17,6 +17,10 @@ from cpuframe.functions.array.sum_to import sum_to, sum_to_array
 from cpuframe.utils import type_check
 from cpuframe.variable import Variable
 
+# (a forward's NumPy result is returned as it is; force_array only for a
+# scalar or another array type: one Python call less per op)
+_ndarray = numpy.ndarray
+
 
 def _sum_to(gx, shape):
     if gx.shape == tuple(shape):
@@ -153,7 +157,8 @@ class Add(FunctionNode):
     def forward(self, inputs):
         x0, x1 = inputs
         self._shapes = (x0.shape, x1.shape)
-        return utils.force_array(x0 + x1),
+        y = x0 + x1
+        return (y if type(y) is _ndarray else utils.force_array(y)),
 
     def intel64_supports(self, inputs):
         # Same-shaped float32 operands (ResNet's residual add): the sum runs
@@ -204,7 +209,10 @@ class AddConstant(FunctionNode):
         type_check.argname(in_types, ('x',))
 
     def forward(self, inputs):
-        return utils.force_array(inputs[0] + self.value, inputs[0].dtype),
+        x = inputs[0]
+        y = x + self.value
+        return (y if type(y) is _ndarray and y.dtype is x.dtype
+                else utils.force_array(y, x.dtype)),
 
     def backward(self, indexes, grad_outputs):
         return grad_outputs[0],
@@ -347,7 +355,8 @@ class Sub(FunctionNode):
     def forward(self, inputs):
         x0, x1 = inputs
         self._shapes = (x0.shape, x1.shape)
-        return utils.force_array(x0 - x1),
+        y = x0 - x1
+        return (y if type(y) is _ndarray else utils.force_array(y)),
 
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
@@ -405,7 +414,8 @@ class Mul(FunctionNode):
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
-        return utils.force_array(inputs[0] * inputs[1]),
+        y = inputs[0] * inputs[1]
+        return (y if type(y) is _ndarray else utils.force_array(y)),
 
     def backward(self, indexes, grad_outputs):
         x0, x1 = self.get_retained_inputs()
@@ -441,7 +451,10 @@ class MulConstant(FunctionNode):
         return '_ * ' + _shown(self)
 
     def forward(self, inputs):
-        return utils.force_array(inputs[0] * self.value, inputs[0].dtype),
+        x = inputs[0]
+        y = x * self.value
+        return (y if type(y) is _ndarray and y.dtype is x.dtype
+                else utils.force_array(y, x.dtype)),
 
     def backward(self, indexes, grad_outputs):
         return grad_outputs[0] * self.value,
@@ -469,7 +482,8 @@ class Div(FunctionNode):
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
-        return utils.force_array(inputs[0] / inputs[1]),
+        y = inputs[0] / inputs[1]
+        return (y if type(y) is _ndarray else utils.force_array(y)),
 
     def backward(self, indexes, grad_outputs):
         x0, x1 = self.get_retained_inputs()
