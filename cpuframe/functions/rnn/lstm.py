@@ -398,9 +398,7 @@ class LSTMStep(FunctionNode):
         # before, and so are the other inputs' sums)
         weights = None
         for s in sums:
-            if not self.mixed and _numpy_accumulator(s) and \
-                    s.flags.owndata and \
-                    intel64.auto_profitable('lstm_numpy_accumulate', s):
+            if self._takes_numpy_sum(s) and s.flags.owndata:
                 if weights is None:
                     weights = {self.inputs[pos].shape
                                for pos in self._weight_positions()
@@ -408,6 +406,12 @@ class LSTMStep(FunctionNode):
                 if s.shape in weights:
                     return True
         return False
+
+    def _takes_numpy_sum(self, a):
+        # (a NumPy sum the backward may add into: an accumulator of
+        # AUTO_MIN['lstm_numpy_accumulate'] elements on, outside mixed_bf16)
+        return not self.mixed and _numpy_accumulator(a) and \
+            intel64.auto_profitable('lstm_numpy_accumulate', a)
 
     def backward_accumulate(self, indexes, grad_outputs, grad_inputs):
         # The weights of an LSTM link called at every step: their gradients
@@ -419,10 +423,7 @@ class LSTMStep(FunctionNode):
             if pos is not None and pos in indexes:
                 k = indexes.index(pos)
                 acc = self.donated_grad_input(k, grad_inputs)
-                if acc is not None and ((
-                        not self.mixed and _numpy_accumulator(acc) and
-                        intel64.auto_profitable(
-                            'lstm_numpy_accumulate', acc)) or (
+                if acc is not None and (self._takes_numpy_sum(acc) or (
                         intel64.is_native_array(acc) and acc.is_plain and
                         acc.dtype == numpy.float32)):
                     done[k] = grad_inputs[k]

@@ -287,6 +287,16 @@ class LSTMSteps(cpuframe.Chain):
         return sum(F.sum(self.lstm(x) * c) for x, c in zip(xs, cs))
 
 
+@pytest.fixture
+def every_numpy_sum(monkeypatch):
+    """The native module, and AUTO_MIN['lstm_numpy_accumulate'] at 0: every
+    NumPy weight sum may be added into."""
+    if not intel64.is_ideep_available():
+        pytest.skip('no native module')
+    from cpuframe.backends.intel64 import _routing
+    monkeypatch.setitem(_routing.AUTO_MIN, 'lstm_numpy_accumulate', 0)
+
+
 def _lstm_data(steps, batch=3, units=8, seed=3):
     rng = numpy.random.RandomState(seed)
     xs = rng.standard_normal((steps, batch, units)).astype(numpy.float32)
@@ -296,23 +306,19 @@ def _lstm_data(steps, batch=3, units=8, seed=3):
 
 @pytest.mark.parametrize('steps', [2, 3, 6])
 def test_lstm_on_numpy_arrays_adds_into_numpy_sums(native, steps,
-                                                   monkeypatch):
+                                                   every_numpy_sum):
     """The fused step on NumPy arrays ('auto', the weights NumPy arrays),
     weights from AUTO_MIN['lstm_numpy_accumulate'] elements (here all):
     from the third step back the weight gradients are added into the NumPy
     sum the engine holds alone (the second step's sum is the first one the
     engine owns); the gradients equal the NumPy path's and the device's."""
-    if not intel64.is_ideep_available():
-        pytest.skip('no native module')
-    from cpuframe.backends.intel64 import _routing
-    monkeypatch.setitem(_routing.AUTO_MIN, 'lstm_numpy_accumulate', 0)
     numpy.random.seed(4)
     model = LSTMSteps()
     data = _lstm_data(steps)
-    ref = _numpy_grads(_copy(model), data, 'never')
-    device = _numpy_grads(_copy(model), data, 'always', '@intel64')
+    ref = _grads(_copy(model), data, 'never')
+    device = _grads(_copy(model), data, 'always', '@intel64')
     native.calls.clear()
-    got = _numpy_grads(model, data, 'auto')
+    got = _grads(model, data, 'auto')
     _assert_same(got, ref)
     _assert_same(got, device)
     assert type(model.lstm.upward.W.grad) is numpy.ndarray
@@ -322,22 +328,9 @@ def test_lstm_on_numpy_arrays_adds_into_numpy_sums(native, steps,
         max(steps - 3, 0)
 
 
-def _numpy_grads(model, data, mode, device=None):
-    if device:
-        model.to_device(device)
-    model.cleargrads()
-    with using_config('use_ideep', mode):
-        model.loss(*data).backward()
-    return {n: numpy.asarray(p.grad) for n, p in model.namedparams()}
-
-
-def test_lstm_numpy_sum_a_user_holds_is_not_written_over(monkeypatch):
+def test_lstm_numpy_sum_a_user_holds_is_not_written_over(every_numpy_sum):
     """retain_grad on NumPy arrays: the sums are the user's too, nothing is
     added in place, and a gradient already on the parameter is added to."""
-    if not intel64.is_ideep_available():
-        pytest.skip('no native module')
-    from cpuframe.backends.intel64 import _routing
-    monkeypatch.setitem(_routing.AUTO_MIN, 'lstm_numpy_accumulate', 0)
     numpy.random.seed(5)
     model = LSTMSteps()
     ref_model = _copy(model)
@@ -348,7 +341,7 @@ def test_lstm_numpy_sum_a_user_holds_is_not_written_over(monkeypatch):
         first = {n: p.grad for n, p in model.namedparams()}
         kept = {n: g.copy() for n, g in first.items()}
         model.loss(*data).backward(retain_grad=True)
-    ref = _numpy_grads(ref_model, data, 'never')
+    ref = _grads(ref_model, data, 'never')
     for n, p in model.namedparams():
         numpy.testing.assert_array_equal(first[n], kept[n])
         scale = float(numpy.abs(ref[n]).max())
@@ -385,6 +378,6 @@ def test_lstm_numpy_weights_below_the_threshold_are_summed_by_the_engine(
         monkeypatch.setitem(_routing.AUTO_MIN, 'lstm_numpy_accumulate',
                             threshold)
         native.calls.clear()
-        _numpy_grads(model, data, 'auto')
+        _grads(model, data, 'auto')
         assert native.accumulated('lstm_step_backward', 9, 'gW_up_acc') == \
             expected
